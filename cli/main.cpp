@@ -1,0 +1,92 @@
+// The sonde command: parses arguments and calls one library function per verb.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "core/error.hpp"
+#include "core/program.hpp"
+#include "core/results.hpp"
+#include "core/version.hpp"
+#include "fit/memory_levels.hpp"
+#include "microbench/characterize.hpp"
+#include "microbench/topology.hpp"
+
+namespace {
+
+using sonde::microbench::Topology;
+
+int topology_verb(const std::string& xml, const std::string& synthetic, bool json) {
+  const Topology topology = !xml.empty()         ? Topology::from_xml_file(xml)
+                            : !synthetic.empty() ? Topology::from_synthetic(synthetic)
+                                                 : Topology::from_system();
+  if (json) {
+    std::cout << topology.to_json().dump(2) << "\n";
+  } else {
+    std::cout << topology.report();
+  }
+  return 0;
+}
+
+int characterize_verb(const sonde::microbench::CharacterizeOptions& options, bool json) {
+  const Topology topology = Topology::from_system();
+  const auto outcome = sonde::microbench::characterize(options, topology);
+  std::vector<sonde::ResultFile> files;
+  for (const auto& path : outcome.result_files) files.push_back(sonde::read_result_file(path));
+  const sonde::fit::MemorySummary summary = sonde::fit::summarize_memory(files);
+  if (json) {
+    nlohmann::json report = sonde::fit::to_json(summary);
+    report["run_folder"] = outcome.run_folder.string();
+    std::cout << report.dump(2) << "\n";
+  } else {
+    std::cout << sonde::fit::format_memory_summary(summary)
+              << fmt::format("\nRaw results: {} ({} parts measured now, {} kept from before)\n",
+                             outcome.run_folder.string(), outcome.parts_measured, outcome.parts_kept);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return sonde::run_program("sonde", [&]() -> int {
+    CLI::App app{"sonde: characterize a parallel machine with microbenchmarks, and predict how "
+                 "programs will perform on it",
+                 "sonde"};
+    app.set_version_flag("--version", std::string("sonde ") + sonde::version);
+    app.require_subcommand(1);
+
+    auto* topology = app.add_subcommand("topology", "Print what hwloc sees: cores, caches, NUMA nodes");
+    std::string xml, synthetic;
+    bool topology_json = false;
+    auto* xml_option =
+        topology->add_option("--xml", xml, "Read a topology exported by `lstopo --of xml` instead")
+            ->check(CLI::ExistingFile);
+    topology->add_option("--synthetic", synthetic, "Use an hwloc synthetic description instead")
+        ->excludes(xml_option);
+    topology->add_flag("--json", topology_json, "Machine-readable output");
+
+    auto* characterize = app.add_subcommand(
+        "characterize", "Run the microbenchmarks on this machine into results/<machine>/<run-id>/");
+    sonde::microbench::CharacterizeOptions options;
+    sonde::microbench::add_memory_options(*characterize, options.memory);
+    std::string results_root = "results";
+    bool characterize_json = false;
+    characterize->add_option("--results", results_root, "Folder of raw results")->capture_default_str();
+    characterize->add_option("--machine", options.machine, "Machine name (default: host name)");
+    characterize->add_option("--run-id", options.run_id,
+                             "Name of the run folder (default: UTC time); an unfinished run resumes");
+    characterize->add_flag("--resume", options.resume, "Continue the newest unfinished run");
+    characterize->add_flag("--json", characterize_json, "Print the summary as JSON");
+
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      const int code = app.exit(e);
+      return code == 0 ? 0 : static_cast<int>(sonde::ExitCode::usage);
+    }
+    if (topology->parsed()) return topology_verb(xml, synthetic, topology_json);
+    options.results_root = results_root;
+    return characterize_verb(options, characterize_json);
+  });
+}

@@ -1,0 +1,121 @@
+#include "core/results.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+
+namespace sonde {
+namespace {
+
+// Fields that Google Benchmark itself writes into each entry; every other number is a counter.
+const std::set<std::string>& standard_fields() {
+  static const std::set<std::string> fields{
+      "name",           "family_index",    "per_family_instance_index",
+      "run_name",       "run_type",        "repetitions",
+      "repetition_index", "threads",       "iterations",
+      "real_time",      "cpu_time",        "time_unit",
+      "aggregate_name", "aggregate_unit",  "label",
+      "error_occurred", "error_message",   "params",
+      "big_o",          "rms",             "complexity_n"};
+  return fields;
+}
+
+template <typename T>
+T required(const nlohmann::json& entry, const char* key, const std::string& where) {
+  const auto it = entry.find(key);
+  if (it == entry.end()) throw input_error(where, fmt::format("lacks the field '{}'", key));
+  try {
+    return it->get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw input_error(where, fmt::format("field '{}' has the wrong type ({})", key,
+                                         it->type_name()));
+  }
+}
+
+}  // namespace
+
+std::optional<double> BenchmarkRecord::counter(const std::string& counter_name) const {
+  const auto it = counters.find(counter_name);
+  if (it == counters.end()) return std::nullopt;
+  return it->second;
+}
+
+const nlohmann::json& ResultFile::sonde_context() const {
+  const auto it = context.find("sonde");
+  if (it == context.end() || !it->is_object()) {
+    throw input_error(path.string(), "context lacks the 'sonde' object: not written by sonde");
+  }
+  return *it;
+}
+
+ResultFile parse_result_json(const std::string& text, const std::string& where) {
+  nlohmann::json document;
+  try {
+    document = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw input_error(where, fmt::format("is not valid JSON (byte {}): {}", e.byte, e.what()));
+  }
+  if (!document.is_object()) throw input_error(where, "is not a JSON object");
+  ResultFile file;
+  file.path = where;
+  file.context = document.value("context", nlohmann::json::object());
+  const auto benchmarks = document.find("benchmarks");
+  if (benchmarks == document.end() || !benchmarks->is_array()) {
+    throw input_error(where, "lacks the 'benchmarks' array of a Google Benchmark JSON file");
+  }
+  for (std::size_t i = 0; i < benchmarks->size(); ++i) {
+    const nlohmann::json& entry = (*benchmarks)[i];
+    const std::string entry_where = fmt::format("{}: benchmarks[{}]", where, i);
+    if (!entry.is_object()) throw input_error(entry_where, "is not an object");
+    BenchmarkRecord record;
+    record.name = required<std::string>(entry, "name", entry_where);
+    record.run_name = entry.value("run_name", record.name);
+    record.run_type = entry.value("run_type", "iteration");
+    record.aggregate_name = entry.value("aggregate_name", "");
+    record.repetition_index = entry.value("repetition_index", -1);
+    if (entry.value("error_occurred", false)) {
+      record.error_message = entry.value("error_message", "failed without a message");
+    } else {
+      record.iterations = required<std::int64_t>(entry, "iterations", entry_where);
+      record.real_time = required<double>(entry, "real_time", entry_where);
+      record.cpu_time = required<double>(entry, "cpu_time", entry_where);
+      record.time_unit = required<std::string>(entry, "time_unit", entry_where);
+    }
+    record.params = entry.value("params", nlohmann::json());
+    for (const auto& [key, value] : entry.items()) {
+      if (value.is_number() && !standard_fields().contains(key)) {
+        record.counters[key] = value.get<double>();
+      }
+    }
+    file.benchmarks.push_back(std::move(record));
+  }
+  return file;
+}
+
+ResultFile read_result_file(const std::filesystem::path& path) {
+  return parse_result_json(read_file(path), path.string());
+}
+
+std::vector<ResultFile> read_result_folder(const std::filesystem::path& folder) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(folder, ec)) {
+    throw input_error(folder.string(), "is not a results folder");
+  }
+  std::vector<std::filesystem::path> paths;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    const auto& path = entry.path();
+    if (entry.is_regular_file() && path.extension() == ".json" && path.filename() != "run.json") {
+      paths.push_back(path);
+    }
+  }
+  std::sort(paths.begin(), paths.end());
+  std::vector<ResultFile> files;
+  for (const auto& path : paths) files.push_back(read_result_file(path));
+  return files;
+}
+
+}  // namespace sonde

@@ -1,0 +1,278 @@
+#include "fit/memory_levels.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace sonde::fit {
+namespace {
+
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+// One measured point: a benchmark's median over its repetitions (the iteration itself when it
+// was run once), and its coefficient of variation when there were repetitions.
+struct Point {
+  const BenchmarkRecord* median = nullptr;
+  const BenchmarkRecord* cv = nullptr;
+  std::vector<const BenchmarkRecord*> iterations;
+};
+
+std::map<std::string, Point> points_by_run(const ResultFile& file) {
+  std::map<std::string, Point> points;
+  for (const BenchmarkRecord& record : file.benchmarks) {
+    if (!record.error_message.empty() || !record.params.is_object()) continue;
+    Point& point = points[record.run_name];
+    if (record.run_type == "aggregate") {
+      if (record.aggregate_name == "median") point.median = &record;
+      if (record.aggregate_name == "cv") point.cv = &record;
+    } else {
+      point.iterations.push_back(&record);
+    }
+  }
+  return points;
+}
+
+std::optional<double> point_value(const Point& point, const std::string& counter) {
+  if (point.median) return point.median->counter(counter);
+  std::vector<double> values;
+  for (const BenchmarkRecord* record : point.iterations) {
+    if (const auto value = record->counter(counter)) values.push_back(*value);
+  }
+  if (values.empty()) return std::nullopt;
+  return median_of(values);
+}
+
+struct Collector {
+  std::vector<double> values;
+  double worst_cv = 0;
+  Plateau plateau() const {
+    Plateau p;
+    p.median = median_of(values);
+    p.min = *std::min_element(values.begin(), values.end());
+    p.max = *std::max_element(values.begin(), values.end());
+    p.sizes = values.size();
+    p.worst_cv = worst_cv;
+    return p;
+  }
+};
+
+template <typename T>
+T param(const BenchmarkRecord& record, const char* key, const std::string& where) {
+  const auto it = record.params.find(key);
+  if (it == record.params.end()) {
+    throw input_error(where, fmt::format("benchmark '{}' lacks the parameter '{}'", record.name, key));
+  }
+  return it->get<T>();
+}
+
+}  // namespace
+
+std::vector<LevelWindow> level_windows(const nlohmann::json& topology, unsigned threads) {
+  std::vector<LevelWindow> windows;
+  std::uint64_t inner = 0;
+  for (const nlohmann::json& cache : topology.at("caches")) {
+    if (cache.at("kind") == "instruction") continue;
+    const auto size = cache.at("size_bytes").get<std::uint64_t>();
+    const auto instances = std::max<std::uint64_t>(1, cache.at("instances").get<std::uint64_t>());
+    const auto sharing =
+        std::max<std::uint64_t>(1, cache.at("cores_per_instance").get<std::uint64_t>());
+    // Threads on distinct cores, packed: they reach ceil(threads / sharing) instances.
+    const std::uint64_t reached = std::min(instances, (threads + sharing - 1) / sharing);
+    LevelWindow window;
+    window.level = cache.at("name").get<std::string>();
+    window.capacity_bytes = size * reached;
+    window.lo_bytes = 2 * inner;
+    window.hi_bytes = window.capacity_bytes / 2;
+    windows.push_back(window);
+    inner = window.capacity_bytes;
+  }
+  LevelWindow dram;
+  dram.level = "DRAM";
+  dram.lo_bytes = 4 * inner;
+  windows.push_back(dram);
+  return windows;
+}
+
+MemorySummary summarize_memory(const std::vector<ResultFile>& files) {
+  MemorySummary summary;
+  std::map<std::string, std::map<std::string, Collector>> latency_s, latency_c, bandwidth;
+  std::map<std::string, std::map<std::string, LevelWindow>> bandwidth_windows;
+  std::vector<LevelWindow> single;
+  for (const ResultFile& file : files) {
+    const nlohmann::json& context = file.sonde_context();
+    if (context.value("suite", "") != "memory") continue;
+    const std::string where = file.path.string();
+    if (!context.contains("topology")) throw input_error(where, "context.sonde lacks 'topology'");
+    const nlohmann::json& topology = context["topology"];
+    if (single.empty()) {
+      single = level_windows(topology, 1);
+      summary.host = context.value("host", "");
+      summary.cpu_model = topology.value("cpu_model", "");
+      summary.topology = topology.value("summary", "");
+      if (context.contains("clock") && context["clock"].is_object()) {
+        summary.clock_hertz = context["clock"].at("hertz").get<double>();
+        summary.clock_source = context["clock"].at("source").get<std::string>();
+      }
+    }
+    for (const BenchmarkRecord& record : file.benchmarks) {
+      if (!record.error_message.empty() && record.run_type != "aggregate") ++summary.failed_benchmarks;
+    }
+    for (const auto& [run_name, point] : points_by_run(file)) {
+      const BenchmarkRecord& any = point.median ? *point.median : *point.iterations.front();
+      const auto kernel = param<std::string>(any, "kernel", where);
+      const auto bytes = param<std::uint64_t>(any, "working_set_bytes", where);
+      const double cv = point.cv ? point.cv->counter("seconds_per_load")
+                                       .value_or(point.cv->counter("bytes_per_second").value_or(0))
+                                 : 0;
+      if (kernel == "pointer_chase") {
+        const std::string variant = param<std::string>(any, "pattern", where) + "." +
+                                    param<std::string>(any, "page_policy", where);
+        for (const LevelWindow& window : single) {
+          if (!window.contains(bytes)) continue;
+          if (const auto seconds = point_value(point, "seconds_per_load")) {
+            auto& c = latency_s[window.level][variant];
+            c.values.push_back(*seconds);
+            c.worst_cv = std::max(c.worst_cv, cv);
+          }
+          if (const auto cycles = point_value(point, "cycles_per_load")) {
+            latency_c[window.level][variant].values.push_back(*cycles);
+          }
+        }
+      } else if (any.params.contains("bytes_per_element")) {
+        const auto threads = param<unsigned>(any, "threads", where);
+        if (std::find(summary.thread_counts.begin(), summary.thread_counts.end(), threads) ==
+            summary.thread_counts.end()) {
+          summary.thread_counts.push_back(threads);
+        }
+        const std::string key = fmt::format("{}/{}", kernel, threads);
+        for (const LevelWindow& window : level_windows(topology, threads)) {
+          if (!window.contains(bytes)) continue;
+          if (const auto rate = point_value(point, "bytes_per_second")) {
+            auto& c = bandwidth[window.level][key];
+            c.values.push_back(*rate);
+            c.worst_cv = std::max(c.worst_cv, cv);
+            bandwidth_windows[window.level][key] = window;
+          }
+        }
+      }
+    }
+  }
+  if (single.empty()) throw input_error("results", "no memory-suite result among the files");
+  std::sort(summary.thread_counts.begin(), summary.thread_counts.end());
+  for (const LevelWindow& window : single) {
+    LevelSummary level;
+    level.window = window;
+    for (const auto& [variant, c] : latency_s[window.level]) level.latency_seconds[variant] = c.plateau();
+    for (const auto& [variant, c] : latency_c[window.level]) level.latency_cycles[variant] = c.plateau();
+    for (const auto& [key, c] : bandwidth[window.level]) level.bytes_per_second[key] = c.plateau();
+    level.bandwidth_windows = bandwidth_windows[window.level];
+    summary.levels.push_back(level);
+  }
+  return summary;
+}
+
+namespace {
+
+std::string window_text(const LevelWindow& window) {
+  if (!window.hi_bytes) return fmt::format(">= {}", format_bytes(static_cast<double>(window.lo_bytes)));
+  if (window.lo_bytes > *window.hi_bytes) return "(none)";
+  return fmt::format("{} - {}", format_bytes(static_cast<double>(window.lo_bytes)),
+                     format_bytes(static_cast<double>(*window.hi_bytes)));
+}
+
+std::string latency_cell(const LevelSummary& level, const std::string& variant) {
+  const auto it = level.latency_seconds.find(variant);
+  if (it == level.latency_seconds.end()) return "-";
+  std::string text = format_seconds(it->second.median);
+  const auto cycles = level.latency_cycles.find(variant);
+  if (cycles != level.latency_cycles.end()) text += fmt::format(" {:.1f} cyc", cycles->second.median);
+  return text;
+}
+
+std::string bandwidth_cell(const LevelSummary& level, const std::string& key) {
+  const auto it = level.bytes_per_second.find(key);
+  if (it == level.bytes_per_second.end()) return "-";
+  return format_bytes_per_second(it->second.median);
+}
+
+}  // namespace
+
+std::string format_memory_summary(const MemorySummary& summary) {
+  std::string text = fmt::format("Memory hierarchy of {} ({})\n{}\n", summary.host, summary.cpu_model,
+                                 summary.topology);
+  if (summary.clock_hertz) {
+    text += fmt::format("Core clock {} ({})\n", format_hertz(*summary.clock_hertz), summary.clock_source);
+  } else {
+    text += "Core clock unknown: latencies in seconds only\n";
+  }
+  text += "\nLoad-to-use latency, dependent pointer chase (median over the working sets in each window)\n";
+  text += fmt::format("{:<6} {:<20} {:<22} {:<22} {:<22}\n", "level", "window", "random, base pages",
+                      "in-page, base pages", "random, huge pages");
+  for (const LevelSummary& level : summary.levels) {
+    text += fmt::format("{:<6} {:<20} {:<22} {:<22} {:<22}\n", level.window.level,
+                        window_text(level.window), latency_cell(level, "random.base"),
+                        latency_cell(level, "in_page.base"), latency_cell(level, "random.huge"));
+  }
+  for (unsigned threads : summary.thread_counts) {
+    text += fmt::format("\nBandwidth with {} thread{} (bytes as the kernel counts them; window for {} "
+                        "thread{})\n",
+                        threads, threads == 1 ? "" : "s", threads, threads == 1 ? "" : "s");
+    text += fmt::format("{:<6} {:<20} {:>11} {:>11} {:>11} {:>11}\n", "level", "window", "read",
+                        "write", "copy", "triad");
+    for (const LevelSummary& level : summary.levels) {
+      LevelWindow window = level.window;
+      for (const auto& [key, w] : level.bandwidth_windows) {
+        if (key.ends_with(fmt::format("/{}", threads))) window = w;
+      }
+      text += fmt::format("{:<6} {:<20} {:>11} {:>11} {:>11} {:>11}\n", level.window.level,
+                          window_text(window), bandwidth_cell(level, fmt::format("read/{}", threads)),
+                          bandwidth_cell(level, fmt::format("write/{}", threads)),
+                          bandwidth_cell(level, fmt::format("copy/{}", threads)),
+                          bandwidth_cell(level, fmt::format("triad/{}", threads)));
+    }
+  }
+  if (summary.failed_benchmarks > 0) {
+    text += fmt::format("\n{} benchmark runs failed; see their error_message in the result files\n",
+                        summary.failed_benchmarks);
+  }
+  return text;
+}
+
+nlohmann::json to_json(const MemorySummary& summary) {
+  const auto plateaus = [](const std::map<std::string, Plateau>& map) {
+    nlohmann::json json = nlohmann::json::object();
+    for (const auto& [key, p] : map) {
+      json[key] = {{"median", p.median}, {"min", p.min},           {"max", p.max},
+                   {"sizes", p.sizes},   {"worst_cv", p.worst_cv}};
+    }
+    return json;
+  };
+  nlohmann::json levels = nlohmann::json::array();
+  for (const LevelSummary& level : summary.levels) {
+    nlohmann::json window = {{"lo_bytes", level.window.lo_bytes}};
+    if (level.window.hi_bytes) window["hi_bytes"] = *level.window.hi_bytes;
+    levels.push_back({{"level", level.window.level},
+                      {"capacity_bytes", level.window.capacity_bytes},
+                      {"window", window},
+                      {"latency_seconds", plateaus(level.latency_seconds)},
+                      {"latency_cycles", plateaus(level.latency_cycles)},
+                      {"bytes_per_second", plateaus(level.bytes_per_second)}});
+  }
+  nlohmann::json json = {{"host", summary.host},       {"cpu_model", summary.cpu_model},
+                         {"topology", summary.topology}, {"thread_counts", summary.thread_counts},
+                         {"levels", levels},           {"failed_benchmarks", summary.failed_benchmarks}};
+  if (summary.clock_hertz) {
+    json["clock"] = {{"hertz", *summary.clock_hertz}, {"source", summary.clock_source}};
+  }
+  return json;
+}
+
+}  // namespace sonde::fit

@@ -1,0 +1,69 @@
+// Memory levels from a memory-suite run: the latency and bandwidth plateau of each cache level and
+// of DRAM, each taken over the working sets that sit well inside the level (hwloc's capacities)
+// and reported as the median over those sizes with its range. The capacity detection from the
+// data and its check against hwloc come with the fitting work (issue 5); this is the summary that
+// `sonde characterize` prints.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/results.hpp"
+
+namespace sonde::fit {
+
+// A value over several working sets: the median of the per-size medians and their range.
+struct Plateau {
+  double median = 0;
+  double min = 0;
+  double max = 0;
+  std::size_t sizes = 0;       // working sets it was taken over
+  double worst_cv = 0;         // the largest coefficient of variation among their repetitions
+};
+
+// The working sets that sit in one level for a given number of threads: from twice the capacity
+// of the level inside it to half its own capacity (open-ended for DRAM).
+struct LevelWindow {
+  std::string level;  // "L1d", "L2", "L3", "DRAM"
+  std::uint64_t capacity_bytes = 0;  // what `threads` threads on distinct cores can use; 0 for DRAM
+  std::uint64_t lo_bytes = 0;
+  std::optional<std::uint64_t> hi_bytes;
+
+  bool contains(std::uint64_t bytes) const {
+    return bytes >= lo_bytes && (!hi_bytes || bytes <= *hi_bytes);
+  }
+};
+
+// From the topology object of a run context (context.sonde.topology).
+std::vector<LevelWindow> level_windows(const nlohmann::json& topology, unsigned threads);
+
+struct LevelSummary {
+  LevelWindow window;  // the single-thread window
+  std::map<std::string, Plateau> latency_seconds;  // by variant: "random.base", "in_page.base", ...
+  std::map<std::string, Plateau> latency_cycles;
+  std::map<std::string, Plateau> bytes_per_second;  // by "kernel/threads", e.g. "triad/2"
+  std::map<std::string, LevelWindow> bandwidth_windows;  // the window each bandwidth entry used
+};
+
+struct MemorySummary {
+  std::string host;
+  std::string cpu_model;
+  std::string topology;
+  std::optional<double> clock_hertz;
+  std::string clock_source;
+  std::vector<unsigned> thread_counts;
+  std::vector<LevelSummary> levels;
+  std::size_t failed_benchmarks = 0;
+};
+
+// Throws an input Error naming the file when a result lacks what the summary needs.
+MemorySummary summarize_memory(const std::vector<ResultFile>& files);
+std::string format_memory_summary(const MemorySummary& summary);
+nlohmann::json to_json(const MemorySummary& summary);
+
+}  // namespace sonde::fit

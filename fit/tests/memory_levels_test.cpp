@@ -1,0 +1,130 @@
+#include "fit/memory_levels.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+
+namespace sonde::fit {
+namespace {
+
+// The caches of the 2-core AMD EPYC VM: 48 KiB L1d and 1 MiB L2 per core, one 32 MiB L3.
+nlohmann::json vm_topology() {
+  return {{"cpu_model", "AMD EPYC"},
+          {"summary", "2 cores"},
+          {"caches",
+           {{{"name", "L1d"}, {"kind", "data"}, {"size_bytes", 49152}, {"instances", 2},
+             {"cores_per_instance", 1}},
+            {{"name", "L1i"}, {"kind", "instruction"}, {"size_bytes", 32768}, {"instances", 2},
+             {"cores_per_instance", 1}},
+            {{"name", "L2"}, {"kind", "unified"}, {"size_bytes", 1048576}, {"instances", 2},
+             {"cores_per_instance", 1}},
+            {{"name", "L3"}, {"kind", "unified"}, {"size_bytes", 33554432}, {"instances", 1},
+             {"cores_per_instance", 2}}}}};
+}
+
+nlohmann::json entry(const std::string& run, const std::string& aggregate, nlohmann::json counters,
+                     nlohmann::json params) {
+  nlohmann::json e = {{"name", run + (aggregate.empty() ? "" : "_" + aggregate)},
+                      {"run_name", run},
+                      {"run_type", aggregate.empty() ? "iteration" : "aggregate"},
+                      {"iterations", 10},
+                      {"real_time", 1.0},
+                      {"cpu_time", 1.0},
+                      {"time_unit", "us"},
+                      {"params", params}};
+  if (!aggregate.empty()) e["aggregate_name"] = aggregate;
+  for (const auto& [key, value] : counters.items()) e[key] = value;
+  return e;
+}
+
+ResultFile synthetic_run() {
+  nlohmann::json benchmarks = nlohmann::json::array();
+  // (working set, seconds per load): two points in L1's window, one between L1 and L2 that
+  // belongs to no window, one each in L2, L3 and DRAM.
+  const std::vector<std::pair<std::uint64_t, double>> latency{
+      {4096, 1.0e-9}, {16384, 1.2e-9}, {49152, 2.0e-9}, {262144, 3.0e-9},
+      {8 << 20, 10e-9}, {256 << 20, 90e-9}};
+  for (const auto& [bytes, seconds] : latency) {
+    const std::string run = "memory.latency.random.base/ws:" + std::to_string(bytes);
+    const nlohmann::json params = {{"kernel", "pointer_chase"}, {"pattern", "random"},
+                                   {"page_policy", "base"}, {"working_set_bytes", bytes}};
+    // Repetitions that disagree, and a median aggregate that the summary must prefer.
+    benchmarks.push_back(entry(run, "", {{"seconds_per_load", seconds * 1.5}}, params));
+    benchmarks.push_back(entry(run, "", {{"seconds_per_load", seconds * 0.5}}, params));
+    benchmarks.push_back(entry(run, "median",
+                               {{"seconds_per_load", seconds}, {"cycles_per_load", seconds * 2.5e9}},
+                               params));
+  }
+  // Two-thread triad: L1 window for two threads reaches 48 KiB, L2's starts at 192 KiB.
+  for (const auto& [bytes, rate] : std::vector<std::pair<std::uint64_t, double>>{
+           {32768, 400e9}, {524288, 150e9}, {256 << 20, 40e9}}) {
+    const std::string run = "memory.bandwidth.triad/threads:2/ws:" + std::to_string(bytes);
+    benchmarks.push_back(entry(run, "", {{"bytes_per_second", rate}},
+                               {{"kernel", "triad"}, {"threads", 2}, {"bytes_per_element", 24},
+                                {"working_set_bytes", bytes}}));
+  }
+  nlohmann::json document = {
+      {"context",
+       {{"sonde",
+         {{"suite", "memory"}, {"host", "vm"}, {"topology", vm_topology()},
+          {"clock", {{"hertz", 2.5e9}, {"source", "test"}}}}}}},
+      {"benchmarks", benchmarks}};
+  return parse_result_json(document.dump(), "synthetic.json");
+}
+
+TEST(LevelWindows, FollowTheCapacitiesThreadsCanUse) {
+  const auto one = level_windows(vm_topology(), 1);
+  ASSERT_EQ(one.size(), 4u);
+  EXPECT_EQ(one[0].level, "L1d");
+  EXPECT_EQ(one[0].lo_bytes, 0u);
+  EXPECT_EQ(*one[0].hi_bytes, 24576u);
+  EXPECT_EQ(one[1].lo_bytes, 98304u);
+  EXPECT_EQ(*one[1].hi_bytes, 524288u);
+  EXPECT_EQ(one[2].lo_bytes, 2u << 20);
+  EXPECT_EQ(one[3].level, "DRAM");
+  EXPECT_EQ(one[3].lo_bytes, 128u << 20);
+  EXPECT_FALSE(one[3].hi_bytes);
+  const auto two = level_windows(vm_topology(), 2);
+  EXPECT_EQ(*two[0].hi_bytes, 49152u) << "two private L1s";
+  EXPECT_EQ(two[2].capacity_bytes, 32u << 20) << "one shared L3";
+}
+
+TEST(MemorySummary, TakesMediansOverEachWindow) {
+  const MemorySummary summary = summarize_memory({synthetic_run()});
+  ASSERT_EQ(summary.levels.size(), 4u);
+  const Plateau& l1 = summary.levels[0].latency_seconds.at("random.base");
+  EXPECT_EQ(l1.sizes, 2u);
+  EXPECT_DOUBLE_EQ(l1.median, 1.1e-9);
+  EXPECT_DOUBLE_EQ(l1.min, 1.0e-9);
+  EXPECT_DOUBLE_EQ(l1.max, 1.2e-9);
+  EXPECT_DOUBLE_EQ(summary.levels[0].latency_cycles.at("random.base").median, 1.1e-9 * 2.5e9);
+  EXPECT_DOUBLE_EQ(summary.levels[1].latency_seconds.at("random.base").median, 3e-9);
+  EXPECT_DOUBLE_EQ(summary.levels[2].latency_seconds.at("random.base").median, 10e-9);
+  EXPECT_DOUBLE_EQ(summary.levels[3].latency_seconds.at("random.base").median, 90e-9);
+  EXPECT_DOUBLE_EQ(summary.levels[0].bytes_per_second.at("triad/2").median, 400e9);
+  EXPECT_DOUBLE_EQ(summary.levels[1].bytes_per_second.at("triad/2").median, 150e9);
+  EXPECT_DOUBLE_EQ(summary.levels[3].bytes_per_second.at("triad/2").median, 40e9);
+  EXPECT_EQ(summary.thread_counts, std::vector<unsigned>{2});
+  const std::string text = format_memory_summary(summary);
+  EXPECT_NE(text.find("1.10 ns 2.8 cyc"), std::string::npos) << text;
+  EXPECT_NE(text.find("40.0 GB/s"), std::string::npos) << text;
+  EXPECT_EQ(to_json(summary)["levels"][3]["level"], "DRAM");
+}
+
+TEST(MemorySummary, ResultsWithoutParametersAreAClearError) {
+  nlohmann::json document = {
+      {"context", {{"sonde", {{"suite", "memory"}, {"topology", vm_topology()}}}}},
+      {"benchmarks",
+       {entry("x", "median", {{"seconds_per_load", 1e-9}}, {{"kernel", "pointer_chase"}})}}};
+  try {
+    summarize_memory({parse_result_json(document.dump(), "partial.json")});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("partial.json"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("working_set_bytes"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(summarize_memory({}), Error);
+}
+
+}  // namespace
+}  // namespace sonde::fit

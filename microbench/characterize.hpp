@@ -1,0 +1,39 @@
+// `sonde characterize`: runs the benchmark programs part by part into
+// results/<machine>/<run-id>/, each part's file written atomically when the part is done, so that an
+// interrupted run resumes where it stopped without measuring again what was finished.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "microbench/memory_suite.hpp"
+#include "microbench/topology.hpp"
+
+namespace sonde::microbench {
+
+struct CharacterizeOptions {
+  std::filesystem::path results_root = "results";
+  std::string machine;  // default: this host's name
+  std::string run_id;   // default: a new UTC time stamp; the id of an unfinished run resumes it
+  bool resume = false;  // continue the newest unfinished run of this machine
+  MemorySuiteOptions memory;
+  std::filesystem::path programs_folder;  // where sonde-bench-* are; default: beside this program
+};
+
+struct CharacterizeOutcome {
+  std::filesystem::path run_folder;
+  std::vector<std::filesystem::path> result_files;
+  std::size_t parts_measured = 0;
+  std::size_t parts_kept = 0;  // finished by an earlier, interrupted invocation
+};
+
+// Throws a usage Error for options that conflict with the run being resumed, an io Error for an
+// unwritable results folder (before anything runs), an Error with ExitCode::interrupted when a
+// signal stopped it, and a failure Error naming the parts that failed.
+CharacterizeOutcome characterize(const CharacterizeOptions& options, const Topology& topology);
+
+// The folder of the running program (/proc/self/exe), where the benchmark programs are installed.
+std::filesystem::path own_folder();
+
+}  // namespace sonde::microbench

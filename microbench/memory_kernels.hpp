@@ -1,0 +1,71 @@
+// The kernels of the memory suite, kept apart from the benchmark harness so that tests can check
+// what they compute. This file is compiled without loop-idiom recognition: a copy loop that the
+// compiler turned into a call to memcpy would measure the C library (and its non-temporal stores)
+// instead of the kernel.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sonde::microbench {
+
+// ---- Streaming kernels (STREAM's and BabelStream's, with a pure read added) ----
+
+enum class StreamKernel { read, write, copy, triad };
+
+// What a kernel does per element, as the kernel counts it: write-allocate traffic and prefetches
+// are the hardware's business and are not counted (as STREAM does not).
+struct KernelTraffic {
+  StreamKernel kernel;
+  std::string_view name;
+  unsigned arrays;  // arrays of doubles the kernel touches
+  unsigned loads;   // 8-byte loads per element
+  unsigned stores;  // 8-byte stores per element
+  unsigned flops;   // floating-point operations per element
+  std::string_view formula;
+
+  unsigned bytes_per_element() const { return 8 * (loads + stores); }
+};
+
+const std::vector<KernelTraffic>& stream_kernels();
+const KernelTraffic& traffic_of(StreamKernel kernel);
+std::optional<StreamKernel> stream_kernel_named(std::string_view name);
+
+// sum of a[0..n); several independent accumulators so that the add latency does not bound it.
+double read_kernel(const double* a, std::size_t n);
+// a[i] = value
+void write_kernel(double* a, std::size_t n, double value);
+// c[i] = a[i]
+void copy_kernel(double* __restrict c, const double* __restrict a, std::size_t n);
+// a[i] = b[i] + scalar * c[i]
+void triad_kernel(double* __restrict a, const double* __restrict b, const double* __restrict c,
+                  double scalar, std::size_t n);
+// sum of a[0], a[stride], a[2 stride], ... below n: one load per touched word (paper 002's
+// stride experiments).
+double strided_read_kernel(const double* a, std::size_t n, std::size_t stride);
+
+// ---- Pointer chase (load-to-use latency) ----
+
+// The order in which a chase visits `lines` cache lines: groups of `lines_per_group` consecutive
+// lines are visited in a random order, and the lines of each group in a random order before the
+// chase leaves it. lines_per_group == lines gives a uniformly random order over the whole working
+// set; lines_per_group == lines per page keeps the chase inside one page at a time, so that it
+// needs one TLB entry per page rather than one per load. Deterministic for a given seed.
+std::vector<std::uint32_t> chase_visit_order(std::size_t lines, std::size_t lines_per_group,
+                                             std::uint64_t seed);
+
+// Links the lines of `buffer` (each `line_bytes` long; the first pointer of each line points to the
+// next line to visit) into a single cycle through all lines in `order`. Returns the first line.
+void* link_chase(void* buffer, std::size_t line_bytes, const std::vector<std::uint32_t>& order);
+
+// Follows the chain for `steps` dependent loads and returns where it stopped.
+const void* chase(const void* start, std::size_t steps);
+
+// Steps until the chain returns to `start`, or 0 if it does not within `max_steps` (tests).
+std::size_t chase_cycle_length(const void* start, std::size_t max_steps);
+
+}  // namespace sonde::microbench

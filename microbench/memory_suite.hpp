@@ -1,0 +1,64 @@
+// The memory-hierarchy suite: load-to-use latency by pointer chase (three page variants),
+// streaming bandwidth (read, write, copy, triad) with one thread and with one bound thread per core,
+// and paper 002's stride sweep. Sizes come from the detected caches.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "microbench/bench_output.hpp"
+#include "microbench/clock.hpp"
+#include "microbench/topology.hpp"
+
+namespace sonde::microbench {
+
+struct MemorySuiteOptions {
+  bool quick = false;                  // tiny sizes and few repetitions: for tests
+  std::string min_working_set = "4KiB";
+  std::string max_working_set;         // empty: 8 times the last-level cache
+  std::vector<std::string> threads;    // thread counts, "all" for every core; empty: 1 and all
+  std::vector<std::string> parts;      // empty: every part
+  int repetitions = 0;                 // 0: 5 (2 in quick mode)
+  double min_time_seconds = 0;         // 0: 0.05 s per repetition (0.002 s in quick mode)
+  std::uint64_t seed = 20261121;       // for the chase permutations
+};
+
+// Adds the suite's options to a command line (the benchmark program's and `sonde characterize`).
+void add_memory_options(CLI::App& app, MemorySuiteOptions& options);
+// The same options as arguments again, to hand them to the benchmark program.
+std::vector<std::string> memory_option_arguments(const MemorySuiteOptions& options);
+
+// The options checked against the machine and made concrete.
+struct MemorySuitePlan {
+  std::vector<std::uint64_t> working_sets;  // the latency and bandwidth sweep
+  std::vector<unsigned> thread_counts;
+  unsigned line_bytes = 0;
+  std::string line_bytes_source;
+  int repetitions = 0;
+  double min_time_seconds = 0;
+  bool huge_pages = false;
+  std::vector<std::string> parts;           // the selected parts that can run here
+  std::vector<std::string> skipped_parts;   // "part: reason"
+  std::uint64_t seed = 0;
+  bool quick = false;
+};
+
+// Throws a usage Error naming the option for a working set below one cache line, more threads
+// than cores, an unknown part, a size beyond the machine's memory.
+MemorySuitePlan plan_memory_suite(const MemorySuiteOptions& options, const Topology& topology);
+
+// Every part the suite can have on this machine with these options, in running order.
+std::vector<std::string> memory_part_names(const MemorySuitePlan& plan);
+
+// Registers the benchmarks of the plan's parts with Google Benchmark and their parameters in
+// `registry`; returns how many.
+std::size_t register_memory_suite(const MemorySuitePlan& plan, const Topology& topology,
+                                  const std::optional<CoreClock>& clock, ParamRegistry& registry);
+
+nlohmann::json to_json(const MemorySuitePlan& plan);
+
+}  // namespace sonde::microbench

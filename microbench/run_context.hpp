@@ -1,0 +1,30 @@
+// The run context: everything a reader of a result needs to know about where and how it was
+// measured (topology, clock, pages, compiler and flags, sonde version, date, command line).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "microbench/clock.hpp"
+#include "microbench/topology.hpp"
+
+namespace sonde::microbench {
+
+std::string host_name();
+// "2026-11-21T14:05:09Z"
+std::string utc_timestamp();
+// A name safe for a folder: letters, digits, '.', '_' and '-'; anything else becomes '-'.
+std::string folder_safe(const std::string& name);
+
+nlohmann::json make_run_context(const std::string& suite, const Topology& topology,
+                                const std::optional<CoreClock>& clock,
+                                const std::vector<std::string>& command_line);
+
+// Adds the context's headline values to Google Benchmark's own context (string values), so that
+// they appear in any JSON or console output Google Benchmark writes.
+void add_to_benchmark_context(const nlohmann::json& context);
+
+}  // namespace sonde::microbench

@@ -1,0 +1,86 @@
+#include "microbench/topology.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/error.hpp"
+
+namespace sonde::microbench {
+namespace {
+
+const std::string kFixtures = "microbench/tests/fixtures/";
+
+// A two-socket machine with 64 cores, 128 PUs, four NUMA nodes and sixteen L3 slices: what these
+// VMs are not, so that code for such machines is exercised here.
+constexpr const char* kBigMachine =
+    "pack:2 numa:2(memory=68719476736) l3:4(size=33554432) l2:4(size=1048576) "
+    "l1d:1(size=49152) core:1 pu:2";
+
+TEST(Topology, ReadsARecordedMachine) {
+  const Topology topology = Topology::from_xml_file(kFixtures + "amd-epyc-2core-vm.xml");
+  EXPECT_EQ(topology.packages(), 1u);
+  EXPECT_EQ(topology.cores(), 2u);
+  EXPECT_EQ(topology.processing_units(), 2u);
+  ASSERT_EQ(topology.numa_nodes().size(), 1u);
+  EXPECT_EQ(topology.cpu_model(), "AMD EPYC");
+  ASSERT_EQ(topology.data_caches().size(), 3u);
+  const CacheLevel& l1 = topology.data_caches()[0];
+  EXPECT_EQ(l1.label(), "L1d");
+  EXPECT_EQ(l1.size_bytes, 48u * 1024);
+  EXPECT_EQ(l1.line_bytes, 64u);
+  EXPECT_EQ(l1.associativity, 12);
+  EXPECT_EQ(l1.instances, 2u);
+  EXPECT_EQ(l1.cores_per_instance, 1u);
+  const CacheLevel& l3 = topology.data_caches()[2];
+  EXPECT_EQ(l3.label(), "L3");
+  EXPECT_EQ(l3.size_bytes, 32u << 20);
+  EXPECT_EQ(l3.instances, 1u);
+  EXPECT_EQ(l3.cores_per_instance, 2u);
+  EXPECT_EQ(topology.line_bytes(), 64u);
+  // The instruction cache is listed but is not a data cache.
+  EXPECT_EQ(topology.all_caches().size(), 4u);
+  EXPECT_NE(topology.summary().find("L1d 48 KiB x2"), std::string::npos) << topology.summary();
+}
+
+TEST(Topology, ReadsASyntheticNumaMachine) {
+  const Topology topology = Topology::from_synthetic(kBigMachine);
+  EXPECT_EQ(topology.packages(), 2u);
+  EXPECT_EQ(topology.cores(), 64u);
+  EXPECT_EQ(topology.processing_units(), 128u);
+  ASSERT_EQ(topology.numa_nodes().size(), 4u);
+  EXPECT_EQ(topology.numa_nodes()[0].memory_bytes, 64ull << 30);
+  EXPECT_EQ(topology.numa_nodes()[0].cores, 16u);
+  EXPECT_EQ(topology.total_memory_bytes(), 256ull << 30);
+  ASSERT_EQ(topology.data_caches().size(), 3u);
+  EXPECT_EQ(topology.data_caches()[2].instances, 16u);
+  EXPECT_EQ(topology.data_caches()[2].cores_per_instance, 4u);
+  EXPECT_FALSE(topology.is_this_system());
+  // A machine that is not this one cannot be bound to.
+  EXPECT_THROW(topology.bind_current_thread_to_core(0), Error);
+  const nlohmann::json json = topology.to_json();
+  EXPECT_EQ(json["cores"], 64);
+  EXPECT_EQ(json["numa_nodes"].size(), 4u);
+}
+
+TEST(Topology, MalformedFilesAreClearErrors) {
+  try {
+    Topology::from_xml_file(kFixtures + "does-not-exist.xml");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("does-not-exist.xml"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(Topology::from_synthetic("pack:banana"), Error);
+}
+
+TEST(Topology, ThisSystemCanBeBoundTo) {
+  const Topology topology = Topology::from_system();
+  ASSERT_GE(topology.cores(), 1u);
+  EXPECT_TRUE(topology.is_this_system());
+  EXPECT_NO_THROW(topology.bind_current_thread_to_core(topology.cores() - 1));
+  EXPECT_THROW(topology.bind_current_thread_to_core(topology.cores() + 7), Error);
+  topology.bind_current_thread_to_core(0);
+}
+
+}  // namespace
+}  // namespace sonde::microbench
