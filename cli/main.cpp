@@ -41,7 +41,8 @@ int characterize_verb(const sonde::microbench::CharacterizeOptions& options, boo
   } else {
     std::cout << sonde::fit::format_memory_summary(summary)
               << fmt::format("\nRaw results: {} ({} parts measured now, {} kept from before)\n",
-                             outcome.run_folder.string(), outcome.parts_measured, outcome.parts_kept);
+                             outcome.run_folder.string(), outcome.parts_measured,
+                             outcome.parts_kept);
   }
   return 0;
 }
@@ -50,13 +51,15 @@ int characterize_verb(const sonde::microbench::CharacterizeOptions& options, boo
 
 int main(int argc, char** argv) {
   return sonde::run_program("sonde", [&]() -> int {
-    CLI::App app{"sonde: characterize a parallel machine with microbenchmarks, and predict how "
-                 "programs will perform on it",
-                 "sonde"};
+    CLI::App app{
+        "sonde: characterize a parallel machine with microbenchmarks, and predict how "
+        "programs will perform on it",
+        "sonde"};
     app.set_version_flag("--version", std::string("sonde ") + sonde::version);
     app.require_subcommand(1);
 
-    auto* topology = app.add_subcommand("topology", "Print what hwloc sees: cores, caches, NUMA nodes");
+    auto* topology =
+        app.add_subcommand("topology", "Print what hwloc sees: cores, caches, NUMA nodes");
     std::string xml, synthetic;
     bool topology_json = false;
     auto* xml_option =
@@ -72,10 +75,12 @@ int main(int argc, char** argv) {
     sonde::microbench::add_memory_options(*characterize, options.memory);
     std::string results_root = "results";
     bool characterize_json = false;
-    characterize->add_option("--results", results_root, "Folder of raw results")->capture_default_str();
+    characterize->add_option("--results", results_root, "Folder of raw results")
+        ->capture_default_str();
     characterize->add_option("--machine", options.machine, "Machine name (default: host name)");
-    characterize->add_option("--run-id", options.run_id,
-                             "Name of the run folder (default: UTC time); an unfinished run resumes");
+    characterize->add_option(
+        "--run-id", options.run_id,
+        "Name of the run folder (default: UTC time); an unfinished run resumes");
     characterize->add_flag("--resume", options.resume, "Continue the newest unfinished run");
     characterize->add_flag("--json", characterize_json, "Print the summary as JSON");
 

@@ -36,7 +36,8 @@ class TemporaryFile {
     name_.assign(pattern.begin(), pattern.end());
     name_.push_back('\0');
     fd_ = ::mkstemp(name_.data());
-    if (fd_ < 0) throw io_error(target.string(), "cannot create a temporary file: " + system_reason());
+    if (fd_ < 0)
+      throw io_error(target.string(), "cannot create a temporary file: " + system_reason());
   }
   TemporaryFile(const TemporaryFile&) = delete;
   TemporaryFile& operator=(const TemporaryFile&) = delete;
@@ -74,7 +75,8 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
     }
     written += static_cast<std::size_t>(n);
   }
-  if (::fsync(temporary.fd()) != 0) throw io_error(path.string(), "cannot flush: " + system_reason());
+  if (::fsync(temporary.fd()) != 0)
+    throw io_error(path.string(), "cannot flush: " + system_reason());
   // Results are read by others: the usual mode for a new file rather than mkstemp's 0600.
   const mode_t mask = ::umask(0);
   ::umask(mask);

@@ -1,5 +1,6 @@
 // Files are written whole or not at all: a temporary file in the same folder, flushed to disk,
-// then renamed over the target. An interrupted run never leaves a half-written file that looks whole.
+// then renamed over the target. An interrupted run never leaves a half-written file that looks
+// whole.
 #pragma once
 
 #include <filesystem>

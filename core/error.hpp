@@ -10,10 +10,10 @@ namespace sonde {
 // Exit codes of every sonde program, so that scripts can tell a bad call from a failed run.
 enum class ExitCode : int {
   ok = 0,
-  failure = 1,      // a measurement or an I/O operation failed
-  usage = 2,        // bad options on the command line
-  bad_input = 3,    // a file that sonde reads is malformed or lacks what is needed
-  interrupted = 130 // stopped by a signal; what was finished is kept
+  failure = 1,       // a measurement or an I/O operation failed
+  usage = 2,         // bad options on the command line
+  bad_input = 3,     // a file that sonde reads is malformed or lacks what is needed
+  interrupted = 130  // stopped by a signal; what was finished is kept
 };
 
 class Error : public std::runtime_error {

@@ -13,14 +13,27 @@ namespace {
 
 // Fields that Google Benchmark itself writes into each entry; every other number is a counter.
 const std::set<std::string>& standard_fields() {
-  static const std::set<std::string> fields{
-      "name",           "family_index",    "per_family_instance_index",
-      "run_name",       "run_type",        "repetitions",
-      "repetition_index", "threads",       "iterations",
-      "real_time",      "cpu_time",        "time_unit",
-      "aggregate_name", "aggregate_unit",  "label",
-      "error_occurred", "error_message",   "params",
-      "big_o",          "rms",             "complexity_n"};
+  static const std::set<std::string> fields{"name",
+                                            "family_index",
+                                            "per_family_instance_index",
+                                            "run_name",
+                                            "run_type",
+                                            "repetitions",
+                                            "repetition_index",
+                                            "threads",
+                                            "iterations",
+                                            "real_time",
+                                            "cpu_time",
+                                            "time_unit",
+                                            "aggregate_name",
+                                            "aggregate_unit",
+                                            "label",
+                                            "error_occurred",
+                                            "error_message",
+                                            "params",
+                                            "big_o",
+                                            "rms",
+                                            "complexity_n"};
   return fields;
 }
 
@@ -31,8 +44,8 @@ T required(const nlohmann::json& entry, const char* key, const std::string& wher
   try {
     return it->get<T>();
   } catch (const nlohmann::json::exception&) {
-    throw input_error(where, fmt::format("field '{}' has the wrong type ({})", key,
-                                         it->type_name()));
+    throw input_error(where,
+                      fmt::format("field '{}' has the wrong type ({})", key, it->type_name()));
   }
 }
 

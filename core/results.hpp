@@ -14,18 +14,19 @@
 namespace sonde {
 
 struct BenchmarkRecord {
-  std::string name;      // the full Google Benchmark name, with its suffixes
-  std::string run_name;  // shared by the repetitions of one benchmark and their aggregates
-  std::string run_type;  // "iteration" or "aggregate"
+  std::string name;            // the full Google Benchmark name, with its suffixes
+  std::string run_name;        // shared by the repetitions of one benchmark and their aggregates
+  std::string run_type;        // "iteration" or "aggregate"
   std::string aggregate_name;  // "mean", "median", "stddev", "cv" for aggregates, else empty
   int repetition_index = -1;   // for iterations; -1 for aggregates
   std::int64_t iterations = 0;
   double real_time = 0;  // per iteration, in `time_unit`
   double cpu_time = 0;
   std::string time_unit;
-  std::map<std::string, double> counters;  // every numeric field that Google Benchmark did not define
-  nlohmann::json params;                   // the parameters sonde registered, or null
-  std::string error_message;               // non-empty when the benchmark failed
+  std::map<std::string, double>
+      counters;               // every numeric field that Google Benchmark did not define
+  nlohmann::json params;      // the parameters sonde registered, or null
+  std::string error_message;  // non-empty when the benchmark failed
 
   // The counter, or nullopt when the benchmark did not record it.
   std::optional<double> counter(const std::string& name) const;

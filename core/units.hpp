@@ -18,9 +18,9 @@ std::string format_bytes_per_second(double bytes_per_second);
 std::string format_hertz(double hertz);
 
 // Parses a byte count: "4096", "4096B", "48KiB", "48 KiB", "1.5MiB", "2GiB"; K, M, G, T alone are
-// binary too. Decimal kB, MB, GB, TB are accepted and mean powers of 1000. Anything else, a negative
-// or fractional byte count, or a value beyond 2^63 throws a usage Error naming `what` (the option or
-// field being parsed) and the expected form.
+// binary too. Decimal kB, MB, GB, TB are accepted and mean powers of 1000. Anything else, a
+// negative or fractional byte count, or a value beyond 2^63 throws a usage Error naming `what` (the
+// option or field being parsed) and the expected form.
 std::uint64_t parse_bytes(std::string_view text, const std::string& what);
 
 }  // namespace sonde

@@ -50,17 +50,47 @@ std::optional<double> point_value(const Point& point, const std::string& counter
   return median_of(values);
 }
 
+// The points of one window for one quantity: (working set, value, value in cycles or 0, cv).
 struct Collector {
-  std::vector<double> values;
-  double worst_cv = 0;
-  Plateau plateau() const {
+  struct Sample {
+    std::uint64_t bytes;
+    double value;
+    double cycles;
+    double cv;
+  };
+  std::vector<Sample> samples;
+  bool higher_is_better = false;
+
+  // The plateau of `value`, and of `cycles` over the same sizes.
+  std::pair<Plateau, std::optional<Plateau>> plateaus() const {
+    double best = samples.front().value;
+    for (const Sample& s : samples) {
+      best = higher_is_better ? std::max(best, s.value) : std::min(best, s.value);
+    }
+    std::vector<double> values, cycles;
     Plateau p;
+    p.sizes_in_window = samples.size();
+    for (const Sample& s : samples) {
+      const bool on =
+          higher_is_better ? s.value * kPlateauBand >= best : s.value <= best * kPlateauBand;
+      if (!on) continue;
+      values.push_back(s.value);
+      if (s.cycles > 0) cycles.push_back(s.cycles);
+      p.flat_up_to_bytes = std::max(p.flat_up_to_bytes, s.bytes);
+      p.worst_cv = std::max(p.worst_cv, s.cv);
+    }
     p.median = median_of(values);
     p.min = *std::min_element(values.begin(), values.end());
     p.max = *std::max_element(values.begin(), values.end());
     p.sizes = values.size();
-    p.worst_cv = worst_cv;
-    return p;
+    std::optional<Plateau> in_cycles;
+    if (cycles.size() == values.size()) {
+      in_cycles = p;
+      in_cycles->median = median_of(cycles);
+      in_cycles->min = *std::min_element(cycles.begin(), cycles.end());
+      in_cycles->max = *std::max_element(cycles.begin(), cycles.end());
+    }
+    return {p, in_cycles};
   }
 };
 
@@ -68,7 +98,8 @@ template <typename T>
 T param(const BenchmarkRecord& record, const char* key, const std::string& where) {
   const auto it = record.params.find(key);
   if (it == record.params.end()) {
-    throw input_error(where, fmt::format("benchmark '{}' lacks the parameter '{}'", record.name, key));
+    throw input_error(where,
+                      fmt::format("benchmark '{}' lacks the parameter '{}'", record.name, key));
   }
   return it->get<T>();
 }
@@ -103,7 +134,7 @@ std::vector<LevelWindow> level_windows(const nlohmann::json& topology, unsigned 
 
 MemorySummary summarize_memory(const std::vector<ResultFile>& files) {
   MemorySummary summary;
-  std::map<std::string, std::map<std::string, Collector>> latency_s, latency_c, bandwidth;
+  std::map<std::string, std::map<std::string, Collector>> latency, bandwidth;
   std::map<std::string, std::map<std::string, LevelWindow>> bandwidth_windows;
   std::vector<LevelWindow> single;
   for (const ResultFile& file : files) {
@@ -123,7 +154,8 @@ MemorySummary summarize_memory(const std::vector<ResultFile>& files) {
       }
     }
     for (const BenchmarkRecord& record : file.benchmarks) {
-      if (!record.error_message.empty() && record.run_type != "aggregate") ++summary.failed_benchmarks;
+      if (!record.error_message.empty() && record.run_type != "aggregate")
+        ++summary.failed_benchmarks;
     }
     for (const auto& [run_name, point] : points_by_run(file)) {
       const BenchmarkRecord& any = point.median ? *point.median : *point.iterations.front();
@@ -135,15 +167,12 @@ MemorySummary summarize_memory(const std::vector<ResultFile>& files) {
       if (kernel == "pointer_chase") {
         const std::string variant = param<std::string>(any, "pattern", where) + "." +
                                     param<std::string>(any, "page_policy", where);
+        const auto seconds = point_value(point, "seconds_per_load");
+        if (!seconds) continue;
+        const double cycles = point_value(point, "cycles_per_load").value_or(0);
         for (const LevelWindow& window : single) {
-          if (!window.contains(bytes)) continue;
-          if (const auto seconds = point_value(point, "seconds_per_load")) {
-            auto& c = latency_s[window.level][variant];
-            c.values.push_back(*seconds);
-            c.worst_cv = std::max(c.worst_cv, cv);
-          }
-          if (const auto cycles = point_value(point, "cycles_per_load")) {
-            latency_c[window.level][variant].values.push_back(*cycles);
+          if (window.contains(bytes)) {
+            latency[window.level][variant].samples.push_back({bytes, *seconds, cycles, cv});
           }
         }
       } else if (any.params.contains("bytes_per_element")) {
@@ -157,8 +186,8 @@ MemorySummary summarize_memory(const std::vector<ResultFile>& files) {
           if (!window.contains(bytes)) continue;
           if (const auto rate = point_value(point, "bytes_per_second")) {
             auto& c = bandwidth[window.level][key];
-            c.values.push_back(*rate);
-            c.worst_cv = std::max(c.worst_cv, cv);
+            c.higher_is_better = true;
+            c.samples.push_back({bytes, *rate, 0, cv});
             bandwidth_windows[window.level][key] = window;
           }
         }
@@ -170,9 +199,13 @@ MemorySummary summarize_memory(const std::vector<ResultFile>& files) {
   for (const LevelWindow& window : single) {
     LevelSummary level;
     level.window = window;
-    for (const auto& [variant, c] : latency_s[window.level]) level.latency_seconds[variant] = c.plateau();
-    for (const auto& [variant, c] : latency_c[window.level]) level.latency_cycles[variant] = c.plateau();
-    for (const auto& [key, c] : bandwidth[window.level]) level.bytes_per_second[key] = c.plateau();
+    for (const auto& [variant, c] : latency[window.level]) {
+      const auto [seconds, cycles] = c.plateaus();
+      level.latency_seconds[variant] = seconds;
+      if (cycles) level.latency_cycles[variant] = *cycles;
+    }
+    for (const auto& [key, c] : bandwidth[window.level])
+      level.bytes_per_second[key] = c.plateaus().first;
     level.bandwidth_windows = bandwidth_windows[window.level];
     summary.levels.push_back(level);
   }
@@ -182,7 +215,8 @@ MemorySummary summarize_memory(const std::vector<ResultFile>& files) {
 namespace {
 
 std::string window_text(const LevelWindow& window) {
-  if (!window.hi_bytes) return fmt::format(">= {}", format_bytes(static_cast<double>(window.lo_bytes)));
+  if (!window.hi_bytes)
+    return fmt::format(">= {}", format_bytes(static_cast<double>(window.lo_bytes)));
   if (window.lo_bytes > *window.hi_bytes) return "(none)";
   return fmt::format("{} - {}", format_bytes(static_cast<double>(window.lo_bytes)),
                      format_bytes(static_cast<double>(*window.hi_bytes)));
@@ -193,8 +227,19 @@ std::string latency_cell(const LevelSummary& level, const std::string& variant) 
   if (it == level.latency_seconds.end()) return "-";
   std::string text = format_seconds(it->second.median);
   const auto cycles = level.latency_cycles.find(variant);
-  if (cycles != level.latency_cycles.end()) text += fmt::format(" {:.1f} cyc", cycles->second.median);
+  if (cycles != level.latency_cycles.end())
+    text += fmt::format(" {:.1f} cyc", cycles->second.median);
   return text;
+}
+
+// "flat to 5.66 MiB (4 of 7 sizes)" where the plateau ended inside the window.
+std::string plateau_note(const LevelSummary& level) {
+  const auto it = level.latency_seconds.find("random.base");
+  if (it == level.latency_seconds.end() || it->second.sizes == it->second.sizes_in_window)
+    return "";
+  return fmt::format("flat only to {} ({} of {} sizes)",
+                     format_bytes(static_cast<double>(it->second.flat_up_to_bytes)),
+                     it->second.sizes, it->second.sizes_in_window);
 }
 
 std::string bandwidth_cell(const LevelSummary& level, const std::string& key) {
@@ -206,25 +251,30 @@ std::string bandwidth_cell(const LevelSummary& level, const std::string& key) {
 }  // namespace
 
 std::string format_memory_summary(const MemorySummary& summary) {
-  std::string text = fmt::format("Memory hierarchy of {} ({})\n{}\n", summary.host, summary.cpu_model,
-                                 summary.topology);
+  std::string text = fmt::format("Memory hierarchy of {} ({})\n{}\n", summary.host,
+                                 summary.cpu_model, summary.topology);
   if (summary.clock_hertz) {
-    text += fmt::format("Core clock {} ({})\n", format_hertz(*summary.clock_hertz), summary.clock_source);
+    text += fmt::format("Core clock {} ({})\n", format_hertz(*summary.clock_hertz),
+                        summary.clock_source);
   } else {
     text += "Core clock unknown: latencies in seconds only\n";
   }
-  text += "\nLoad-to-use latency, dependent pointer chase (median over the working sets in each window)\n";
-  text += fmt::format("{:<6} {:<20} {:<22} {:<22} {:<22}\n", "level", "window", "random, base pages",
-                      "in-page, base pages", "random, huge pages");
+  text +=
+      "\nLoad-to-use latency, dependent pointer chase (median over the working sets in each "
+      "window)\n";
+  text += fmt::format("{:<6} {:<20} {:<22} {:<22} {:<22} {}\n", "level", "window",
+                      "random, base pages", "in-page, base pages", "random, huge pages", "note");
   for (const LevelSummary& level : summary.levels) {
-    text += fmt::format("{:<6} {:<20} {:<22} {:<22} {:<22}\n", level.window.level,
+    text += fmt::format("{:<6} {:<20} {:<22} {:<22} {:<22} {}\n", level.window.level,
                         window_text(level.window), latency_cell(level, "random.base"),
-                        latency_cell(level, "in_page.base"), latency_cell(level, "random.huge"));
+                        latency_cell(level, "in_page.base"), latency_cell(level, "random.huge"),
+                        plateau_note(level));
   }
   for (unsigned threads : summary.thread_counts) {
-    text += fmt::format("\nBandwidth with {} thread{} (bytes as the kernel counts them; window for {} "
-                        "thread{})\n",
-                        threads, threads == 1 ? "" : "s", threads, threads == 1 ? "" : "s");
+    text += fmt::format(
+        "\nBandwidth with {} thread{} (bytes as the kernel counts them; window for {} "
+        "thread{})\n",
+        threads, threads == 1 ? "" : "s", threads, threads == 1 ? "" : "s");
     text += fmt::format("{:<6} {:<20} {:>11} {:>11} {:>11} {:>11}\n", "level", "window", "read",
                         "write", "copy", "triad");
     for (const LevelSummary& level : summary.levels) {
@@ -232,11 +282,12 @@ std::string format_memory_summary(const MemorySummary& summary) {
       for (const auto& [key, w] : level.bandwidth_windows) {
         if (key.ends_with(fmt::format("/{}", threads))) window = w;
       }
-      text += fmt::format("{:<6} {:<20} {:>11} {:>11} {:>11} {:>11}\n", level.window.level,
-                          window_text(window), bandwidth_cell(level, fmt::format("read/{}", threads)),
-                          bandwidth_cell(level, fmt::format("write/{}", threads)),
-                          bandwidth_cell(level, fmt::format("copy/{}", threads)),
-                          bandwidth_cell(level, fmt::format("triad/{}", threads)));
+      text +=
+          fmt::format("{:<6} {:<20} {:>11} {:>11} {:>11} {:>11}\n", level.window.level,
+                      window_text(window), bandwidth_cell(level, fmt::format("read/{}", threads)),
+                      bandwidth_cell(level, fmt::format("write/{}", threads)),
+                      bandwidth_cell(level, fmt::format("copy/{}", threads)),
+                      bandwidth_cell(level, fmt::format("triad/{}", threads)));
     }
   }
   if (summary.failed_benchmarks > 0) {
@@ -250,8 +301,13 @@ nlohmann::json to_json(const MemorySummary& summary) {
   const auto plateaus = [](const std::map<std::string, Plateau>& map) {
     nlohmann::json json = nlohmann::json::object();
     for (const auto& [key, p] : map) {
-      json[key] = {{"median", p.median}, {"min", p.min},           {"max", p.max},
-                   {"sizes", p.sizes},   {"worst_cv", p.worst_cv}};
+      json[key] = {{"median", p.median},
+                   {"min", p.min},
+                   {"max", p.max},
+                   {"sizes", p.sizes},
+                   {"sizes_in_window", p.sizes_in_window},
+                   {"flat_up_to_bytes", p.flat_up_to_bytes},
+                   {"worst_cv", p.worst_cv}};
     }
     return json;
   };
@@ -266,9 +322,12 @@ nlohmann::json to_json(const MemorySummary& summary) {
                       {"latency_cycles", plateaus(level.latency_cycles)},
                       {"bytes_per_second", plateaus(level.bytes_per_second)}});
   }
-  nlohmann::json json = {{"host", summary.host},       {"cpu_model", summary.cpu_model},
-                         {"topology", summary.topology}, {"thread_counts", summary.thread_counts},
-                         {"levels", levels},           {"failed_benchmarks", summary.failed_benchmarks}};
+  nlohmann::json json = {{"host", summary.host},
+                         {"cpu_model", summary.cpu_model},
+                         {"topology", summary.topology},
+                         {"thread_counts", summary.thread_counts},
+                         {"levels", levels},
+                         {"failed_benchmarks", summary.failed_benchmarks}};
   if (summary.clock_hertz) {
     json["clock"] = {{"hertz", *summary.clock_hertz}, {"source", summary.clock_source}};
   }

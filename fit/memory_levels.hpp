@@ -17,19 +17,27 @@
 
 namespace sonde::fit {
 
-// A value over several working sets: the median of the per-size medians and their range.
+// A value over several working sets: the median of the per-size medians and their range. Only the
+// sizes within 25% of the best one in the window count: a cache that is smaller in effect than
+// hwloc says (shared with other tenants, or partly taken by the other cache levels) has the sizes
+// beyond its real capacity at the next level's speed, and those are not its plateau.
 struct Plateau {
   double median = 0;
   double min = 0;
   double max = 0;
-  std::size_t sizes = 0;       // working sets it was taken over
-  double worst_cv = 0;         // the largest coefficient of variation among their repetitions
+  std::size_t sizes = 0;               // working sets it was taken over
+  std::size_t sizes_in_window = 0;     // of those in the window
+  std::uint64_t flat_up_to_bytes = 0;  // the largest working set that was still on the plateau
+  double worst_cv = 0;  // the largest coefficient of variation among their repetitions
 };
+
+// The tolerance of the plateau around the best value of a window.
+inline constexpr double kPlateauBand = 1.25;
 
 // The working sets that sit in one level for a given number of threads: from twice the capacity
 // of the level inside it to half its own capacity (open-ended for DRAM).
 struct LevelWindow {
-  std::string level;  // "L1d", "L2", "L3", "DRAM"
+  std::string level;                 // "L1d", "L2", "L3", "DRAM"
   std::uint64_t capacity_bytes = 0;  // what `threads` threads on distinct cores can use; 0 for DRAM
   std::uint64_t lo_bytes = 0;
   std::optional<std::uint64_t> hi_bytes;
@@ -43,10 +51,10 @@ struct LevelWindow {
 std::vector<LevelWindow> level_windows(const nlohmann::json& topology, unsigned threads);
 
 struct LevelSummary {
-  LevelWindow window;  // the single-thread window
+  LevelWindow window;                              // the single-thread window
   std::map<std::string, Plateau> latency_seconds;  // by variant: "random.base", "in_page.base", ...
   std::map<std::string, Plateau> latency_cycles;
-  std::map<std::string, Plateau> bytes_per_second;  // by "kernel/threads", e.g. "triad/2"
+  std::map<std::string, Plateau> bytes_per_second;       // by "kernel/threads", e.g. "triad/2"
   std::map<std::string, LevelWindow> bandwidth_windows;  // the window each bandwidth entry used
 };
 

@@ -3,10 +3,12 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <iostream>
 #include <memory>
-#include <regex>
 #include <sstream>
+#include <string_view>
 
 #include "core/atomic_file.hpp"
 #include "core/units.hpp"
@@ -20,7 +22,11 @@ std::string headline(const benchmark::BenchmarkReporter::Run& run,
     const auto it = run.counters.find(name);
     if (it == run.counters.end()) continue;
     const double value = it->second.value;
-    if (name.rfind("seconds", 0) == 0) return format_seconds(value) + name.substr(7);
+    if (name.rfind("seconds_", 0) == 0) {
+      std::string per = name.substr(8);
+      std::replace(per.begin(), per.end(), '_', ' ');
+      return format_seconds(value) + " " + per;
+    }
     if (name == "bytes_per_second") return format_bytes_per_second(value);
     return fmt::format("{} {:.4g}", name, value);
   }
@@ -50,9 +56,11 @@ class SondeReporter : public benchmark::BenchmarkReporter {
   // second one; the progress line waits for the aggregates when there will be some.
   void ReportRuns(const std::vector<Run>& runs) override {
     json_.ReportRuns(runs);
-    if (!options_.progress) console_.ReportRuns(runs);
     if (runs.empty()) return;
     const bool aggregates = runs.front().run_type == Run::RT_Aggregate;
+    // The file keeps every repetition; the screen shows their aggregates where there are some.
+    if (!options_.progress && (aggregates || runs.front().repetitions <= 1))
+      console_.ReportRuns(runs);
     const Run* shown = &runs.back();
     bool failed = false;
     for (const Run& run : runs) {
@@ -94,10 +102,37 @@ class SondeReporter : public benchmark::BenchmarkReporter {
 };
 
 // Google Benchmark writes NaN and Infinity bare (the coefficient of variation of a counter whose
-// mean is zero is 0/0), which is not JSON: an undefined statistic becomes null.
+// mean is zero is 0/0), which is not JSON: outside strings, such a value becomes null.
 std::string strict_json(const std::string& text) {
-  static const std::regex bare(R"((:\s*)-?(NaN|Infinity|nan|inf)(\s*[,}\n]))");
-  return std::regex_replace(text, bare, "$1null$3");
+  static constexpr std::array<std::string_view, 8> bare{"-Infinity", "Infinity", "-NaN", "NaN",
+                                                        "-inf",      "inf",      "-nan", "nan"};
+  std::string result;
+  result.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      result.push_back(c);
+      if (c == '\\' && i + 1 < text.size()) {
+        result.push_back(text[++i]);
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') in_string = true;
+    bool replaced = false;
+    for (std::string_view token : bare) {
+      if (std::string_view(text).substr(i, token.size()) == token) {
+        result += "null";
+        i += token.size() - 1;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) result.push_back(c);
+  }
+  return result;
 }
 
 }  // namespace

@@ -46,7 +46,8 @@ class SignalForwarding {
   }
 
  private:
-  struct sigaction old_int_ {}, old_term_ {};
+  struct sigaction old_int_ {
+  }, old_term_{};
 };
 
 struct ChildExit {
@@ -156,12 +157,13 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, const Topol
     manifest = read_manifest(manifest_path);
     if (manifest.value("memory_arguments", nlohmann::json()) != nlohmann::json(memory_args)) {
       throw usage_error(
-          "--resume", fmt::format("run {} was started with the options [{}], not [{}]; give the "
-                                  "same options or start a new run",
-                                  run_id, fmt::join(manifest.value("memory_arguments",
-                                                                   std::vector<std::string>{}),
-                                                    " "),
-                                  fmt::join(memory_args, " ")));
+          "--resume",
+          fmt::format(
+              "run {} was started with the options [{}], not [{}]; give the "
+              "same options or start a new run",
+              run_id,
+              fmt::join(manifest.value("memory_arguments", std::vector<std::string>{}), " "),
+              fmt::join(memory_args, " ")));
     }
     fmt::print(stderr, "sonde: continuing run {} in {}\n", run_id, outcome.run_folder.string());
   } else {
@@ -177,7 +179,8 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, const Topol
   manifest["parts"] = plan.parts;
   manifest["skipped_parts"] = plan.skipped_parts;
   write_file_atomically(manifest_path, manifest.dump(2) + "\n");
-  for (const std::string& skipped : plan.skipped_parts) fmt::print(stderr, "sonde: skipped {}\n", skipped);
+  for (const std::string& skipped : plan.skipped_parts)
+    fmt::print(stderr, "sonde: skipped {}\n", skipped);
 
   const std::filesystem::path folder =
       options.programs_folder.empty() ? own_folder() : options.programs_folder;
@@ -213,7 +216,8 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, const Topol
       // A part that failed keeps its file for inspection under another name and runs again on
       // --resume.
       if (std::filesystem::exists(file, ec)) {
-        std::filesystem::rename(file, outcome.run_folder / fmt::format("memory-{}.failed.json", part), ec);
+        std::filesystem::rename(
+            file, outcome.run_folder / fmt::format("memory-{}.failed.json", part), ec);
       }
       failed.push_back(exit.signaled ? fmt::format("{} (killed by signal {})", part, exit.code)
                                      : fmt::format("{} (exit {})", part, exit.code));

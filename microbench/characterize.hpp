@@ -1,6 +1,6 @@
 // `sonde characterize`: runs the benchmark programs part by part into
-// results/<machine>/<run-id>/, each part's file written atomically when the part is done, so that an
-// interrupted run resumes where it stopped without measuring again what was finished.
+// results/<machine>/<run-id>/, each part's file written atomically when the part is done, so that
+// an interrupted run resumes where it stopped without measuring again what was finished.
 #pragma once
 
 #include <filesystem>

@@ -26,7 +26,8 @@ std::vector<std::uint32_t> chase_visit_order(std::size_t lines, std::size_t line
     const std::size_t first = group * lines_per_group;
     const std::size_t last = std::min(lines, first + lines_per_group);
     const std::size_t begin = order.size();
-    for (std::size_t line = first; line < last; ++line) order.push_back(static_cast<std::uint32_t>(line));
+    for (std::size_t line = first; line < last; ++line)
+      order.push_back(static_cast<std::uint32_t>(line));
     std::shuffle(order.begin() + static_cast<std::ptrdiff_t>(begin), order.end(), random);
   }
   return order;

@@ -22,15 +22,17 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);  // takes the --benchmark_* flags out of argv
   return sonde::run_program("sonde-bench-memory", [&]() -> int {
     using namespace sonde::microbench;
-    CLI::App app{"sonde memory-hierarchy suite: pointer-chase latency, streaming bandwidth and "
-                 "stride sweeps over working sets from the detected caches",
-                 "sonde-bench-memory"};
+    CLI::App app{
+        "sonde memory-hierarchy suite: pointer-chase latency, streaming bandwidth and "
+        "stride sweeps over working sets from the detected caches",
+        "sonde-bench-memory"};
     app.set_version_flag("--version", sonde::version);
     MemorySuiteOptions options;
     add_memory_options(app, options);
     std::string out;
     bool progress = false, list_parts = false;
-    app.add_option("--out", out, "Write the results (Google Benchmark JSON) to this file, atomically");
+    app.add_option("--out", out,
+                   "Write the results (Google Benchmark JSON) to this file, atomically");
     app.add_flag("--progress", progress, "One line per benchmark on stderr instead of the table");
     app.add_flag("--list-parts", list_parts, "Print the parts this machine would run and exit");
     try {
@@ -44,7 +46,8 @@ int main(int argc, char** argv) {
     const MemorySuitePlan plan = plan_memory_suite(options, topology);
     if (list_parts) {
       for (const std::string& part : plan.parts) fmt::print("{}\n", part);
-      for (const std::string& skipped : plan.skipped_parts) fmt::print(stderr, "skipped {}\n", skipped);
+      for (const std::string& skipped : plan.skipped_parts)
+        fmt::print(stderr, "skipped {}\n", skipped);
       return 0;
     }
     if (!out.empty()) {
@@ -79,7 +82,8 @@ int main(int argc, char** argv) {
     const RunOutcome outcome = run_benchmarks(registry, context, output);
     benchmark::Shutdown();
     if (outcome.failed > 0) {
-      fmt::print(stderr, "sonde-bench-memory: {} of {} benchmarks failed (see their error_message)\n",
+      fmt::print(stderr,
+                 "sonde-bench-memory: {} of {} benchmarks failed (see their error_message)\n",
                  outcome.failed, outcome.benchmarks);
       return static_cast<int>(sonde::ExitCode::failure);
     }

@@ -69,14 +69,15 @@ ChaseSetup& chase_setup(std::uint64_t bytes, ChasePattern pattern, PagePolicy pa
   setup->pages = pages;
   // A huge-page buffer is mapped whole huge pages long, or the kernel could not back it with one.
   const std::size_t huge = huge_page_bytes();
-  const std::size_t mapped =
-      pages == PagePolicy::huge ? (bytes + huge - 1) / huge * huge : static_cast<std::size_t>(bytes);
+  const std::size_t mapped = pages == PagePolicy::huge ? (bytes + huge - 1) / huge * huge
+                                                       : static_cast<std::size_t>(bytes);
   setup->buffer = PageBuffer(mapped, pages);
   const std::size_t lines = bytes / line_bytes;
   const std::size_t group = pattern == ChasePattern::random
                                 ? lines
                                 : std::max<std::size_t>(1, base_page_bytes() / line_bytes);
-  setup->start = link_chase(setup->buffer.data(), line_bytes, chase_visit_order(lines, group, seed));
+  setup->start =
+      link_chase(setup->buffer.data(), line_bytes, chase_visit_order(lines, group, seed));
   setup->huge_page_fraction = setup->buffer.huge_page_fraction();
   cached = std::move(setup);
   return *cached;
@@ -85,13 +86,11 @@ ChaseSetup& chase_setup(std::uint64_t bytes, ChasePattern pattern, PagePolicy pa
 double minimum(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
 double maximum(const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); }
 
-// The settings every benchmark of the suite shares: repetitions with their median and spread in the
-// file, only the aggregates on the screen.
+// The settings every benchmark of the suite shares: repetitions, with their median and spread.
 benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* b,
                                           const MemorySuitePlan& plan) {
   return b->Repetitions(plan.repetitions)
       ->MinTime(plan.min_time_seconds)
-      ->DisplayAggregatesOnly(true)
       ->ComputeStatistics("min", minimum)
       ->ComputeStatistics("max", maximum)
       ->Unit(benchmark::kMicrosecond);
@@ -101,14 +100,15 @@ void register_latency(const MemorySuitePlan& plan, const LatencyVariant& variant
                       const std::optional<CoreClock>& clock, const Topology& topology,
                       ParamRegistry& registry) {
   const std::uint64_t warm_lines_cap =
-      2 * std::max<std::uint64_t>(1, topology.data_caches().empty()
-                                         ? 0
-                                         : topology.data_caches().back().size_bytes *
-                                               topology.data_caches().back().instances) /
+      2 *
+      std::max<std::uint64_t>(1, topology.data_caches().empty()
+                                     ? 0
+                                     : topology.data_caches().back().size_bytes *
+                                           topology.data_caches().back().instances) /
       plan.line_bytes;
   for (std::uint64_t bytes : plan.working_sets) {
-    const std::string name =
-        fmt::format("memory.latency.{}.{}/ws:{}", variant.pattern_name, name_of(variant.pages), bytes);
+    const std::string name = fmt::format("memory.latency.{}.{}/ws:{}", variant.pattern_name,
+                                         name_of(variant.pages), bytes);
     const unsigned line = plan.line_bytes;
     const std::uint64_t seed = plan.seed;
     auto run = [=](benchmark::State& state) {
@@ -141,8 +141,8 @@ void register_latency(const MemorySuitePlan& plan, const LatencyVariant& variant
                         {"kernel", "pointer_chase"},
                         {"pattern", variant.pattern_name},
                         {"page_policy", name_of(variant.pages)},
-                        {"page_bytes", variant.pages == PagePolicy::huge ? huge_page_bytes()
-                                                                         : base_page_bytes()},
+                        {"page_bytes",
+                         variant.pages == PagePolicy::huge ? huge_page_bytes() : base_page_bytes()},
                         {"working_set_bytes", bytes},
                         {"line_bytes", line},
                         {"threads", 1},
@@ -163,6 +163,35 @@ struct alignas(64) PaddedSum {
   double value = 0;
 };
 
+// Like the chase, the team and arrays of one bandwidth benchmark serve all its repetitions (and
+// Google Benchmark's runs that size the iteration count): every kernel gives the same result
+// whatever the arrays held, so a repetition need not start from fresh ones.
+struct BandwidthSetup {
+  StreamKernel kernel{};
+  std::uint64_t bytes = 0;
+  std::vector<unsigned> cores;
+  std::unique_ptr<ThreadTeam> team;
+  PageBuffer buffer;
+  bool initialized = false;
+};
+
+BandwidthSetup& bandwidth_setup(StreamKernel kernel, std::uint64_t bytes,
+                                const std::vector<unsigned>& cores, const Topology& topology) {
+  static std::unique_ptr<BandwidthSetup> cached;
+  if (cached && cached->kernel == kernel && cached->bytes == bytes && cached->cores == cores) {
+    return *cached;
+  }
+  cached.reset();
+  auto setup = std::make_unique<BandwidthSetup>();
+  setup->kernel = kernel;
+  setup->bytes = bytes;
+  setup->cores = cores;
+  setup->team = std::make_unique<ThreadTeam>(topology, cores);
+  setup->buffer = PageBuffer(bytes, PagePolicy::base);
+  cached = std::move(setup);
+  return *cached;
+}
+
 void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, const Topology& topology,
                         ParamRegistry& registry) {
   std::vector<unsigned> cores(threads);
@@ -176,50 +205,50 @@ void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, const Top
       const std::uint64_t bytes = 8ull * n * traffic.arrays;
       const std::uint64_t passes = std::max<std::uint64_t>(
           1, (kBandwidthBytesPerThreadPerIteration + bytes / threads - 1) / (bytes / threads));
-      const std::string name = fmt::format("memory.bandwidth.{}/threads:{}/ws:{}", traffic.name,
-                                           threads, requested);
+      const std::string name =
+          fmt::format("memory.bandwidth.{}/threads:{}/ws:{}", traffic.name, threads, requested);
       auto run = [=, &topology](benchmark::State& state) {
-        ThreadTeam team(topology, cores);
-        PageBuffer buffer(bytes, PagePolicy::base);
-        double* a = static_cast<double*>(buffer.data());
+        BandwidthSetup& setup = bandwidth_setup(traffic.kernel, bytes, cores, topology);
+        ThreadTeam& team = *setup.team;
+        double* a = static_cast<double*>(setup.buffer.data());
         double* b = a + n;
         double* c = a + 2 * n;
         std::vector<PaddedSum> sums(threads);
-        // Each thread first touches its own slice, so that its pages sit on its NUMA node.
-        team.run([&](unsigned member) {
-          const std::size_t lo = member * per_thread, hi = lo + per_thread;
-          for (std::size_t i = lo; i < hi; ++i) {
-            switch (traffic.kernel) {
-              case StreamKernel::read:
-                a[i] = 1.0;
-                break;
-              case StreamKernel::write:
-                a[i] = 0.0;
-                break;
-              case StreamKernel::copy:
-                a[i] = initial_a(i);
-                b[i] = -1.0;
-                break;
-              case StreamKernel::triad:
-                a[i] = -1.0;
-                b[i] = initial_b(i);
-                c[i] = initial_c(i);
-                break;
+        if (!setup.initialized) {
+          // Each thread first touches its own slice, so that its pages sit on its NUMA node.
+          team.run([&](unsigned member) {
+            const std::size_t lo = member * per_thread, hi = lo + per_thread;
+            for (std::size_t i = lo; i < hi; ++i) {
+              switch (traffic.kernel) {
+                case StreamKernel::read:
+                  a[i] = 1.0;
+                  break;
+                case StreamKernel::write:
+                  a[i] = 0.0;
+                  break;
+                case StreamKernel::copy:
+                  a[i] = initial_a(i);
+                  b[i] = -1.0;
+                  break;
+                case StreamKernel::triad:
+                  a[i] = -1.0;
+                  b[i] = initial_b(i);
+                  c[i] = initial_c(i);
+                  break;
+              }
             }
-          }
-        });
+          });
+          setup.initialized = true;
+        }
         auto work = [&](unsigned member) {
           const std::size_t lo = member * per_thread;
           for (std::uint64_t pass = 0; pass < passes; ++pass) {
             switch (traffic.kernel) {
               case StreamKernel::read:
-              {
-                // Consumed through a local: with DoNotOptimize applied to the vector element
-                // itself, a GCC 12 -O3 build was seen here to lose the store.
-                double sum = read_kernel(a + lo, per_thread);
-                benchmark::DoNotOptimize(sum);
-                sums[member].value = sum;
-              }
+                // The sum is kept (and checked below); read_kernel is compiled apart, so no pass
+                // can be dropped. No DoNotOptimize on the double: Google Benchmark 1.7's "+m,r"
+                // asm constraint on it gave wrong sums here with GCC 12 (-O2 and -O3).
+                sums[member].value = read_kernel(a + lo, per_thread);
                 break;
               case StreamKernel::write:
                 write_kernel(a + lo, per_thread, kWriteValue);
@@ -255,10 +284,12 @@ void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, const Top
           }
         }
         if (traffic.kernel == StreamKernel::read) {
-          for (const PaddedSum& sum : sums) right = right && sum.value == static_cast<double>(per_thread);
+          for (const PaddedSum& sum : sums)
+            right = right && sum.value == static_cast<double>(per_thread);
         }
         if (!right) {
-          state.SkipWithError(fmt::format("the {} kernel computed a wrong result", traffic.name).c_str());
+          state.SkipWithError(
+              fmt::format("the {} kernel computed a wrong result", traffic.name).c_str());
           return;
         }
         state.counters["bytes_per_second"] = benchmark::Counter(
@@ -390,6 +421,9 @@ void add_memory_options(CLI::App& app, MemorySuiteOptions& options) {
       ->capture_default_str();
   app.add_option("--max-working-set", options.max_working_set,
                  "Largest working set, e.g. 512MiB (default: 8 times the last-level cache)");
+  app.add_option("--sizes", options.sizes,
+                 "Measure exactly these working sets instead of the sweep, e.g. 16KiB,256MiB")
+      ->delimiter(',');
   app.add_option("--threads", options.threads,
                  "Thread counts for the bandwidth sweep, e.g. 1,2 or all (default: 1 and all)")
       ->delimiter(',');
@@ -399,7 +433,7 @@ void add_memory_options(CLI::App& app, MemorySuiteOptions& options) {
                  "Repetitions of each benchmark (default 5; 2 with --quick)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--min-time", options.min_time_seconds,
-                 "Minimum seconds per repetition (default 0.05; 0.002 with --quick)")
+                 "Minimum seconds per repetition (default 0.03; 0.002 with --quick)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--seed", options.seed, "Seed of the random chase permutations")
       ->capture_default_str();
@@ -409,10 +443,15 @@ std::vector<std::string> memory_option_arguments(const MemorySuiteOptions& optio
   std::vector<std::string> args;
   if (options.quick) args.push_back("--quick");
   args.push_back("--min-working-set=" + options.min_working_set);
-  if (!options.max_working_set.empty()) args.push_back("--max-working-set=" + options.max_working_set);
-  if (!options.threads.empty()) args.push_back(fmt::format("--threads={}", fmt::join(options.threads, ",")));
+  if (!options.max_working_set.empty())
+    args.push_back("--max-working-set=" + options.max_working_set);
+  if (!options.sizes.empty())
+    args.push_back(fmt::format("--sizes={}", fmt::join(options.sizes, ",")));
+  if (!options.threads.empty())
+    args.push_back(fmt::format("--threads={}", fmt::join(options.threads, ",")));
   if (options.repetitions > 0) args.push_back(fmt::format("--repetitions={}", options.repetitions));
-  if (options.min_time_seconds > 0) args.push_back(fmt::format("--min-time={}", options.min_time_seconds));
+  if (options.min_time_seconds > 0)
+    args.push_back(fmt::format("--min-time={}", options.min_time_seconds));
   args.push_back(fmt::format("--seed={}", options.seed));
   return args;
 }
@@ -433,10 +472,11 @@ MemorySuitePlan plan_memory_suite(const MemorySuiteOptions& options, const Topol
 
   const std::uint64_t min_bytes = parse_bytes(options.min_working_set, "--min-working-set");
   if (min_bytes < plan.line_bytes) {
-    throw usage_error("--min-working-set",
-                      fmt::format("{} is smaller than one cache line ({} B): a chase needs at least "
-                                  "one line",
-                                  format_bytes(static_cast<double>(min_bytes)), plan.line_bytes));
+    throw usage_error(
+        "--min-working-set",
+        fmt::format("{} is smaller than one cache line ({} B): a chase needs at least "
+                    "one line",
+                    format_bytes(static_cast<double>(min_bytes)), plan.line_bytes));
   }
   const auto& caches = topology.data_caches();
   std::uint64_t max_bytes = 0;
@@ -473,6 +513,25 @@ MemorySuitePlan plan_memory_suite(const MemorySuiteOptions& options, const Topol
     spec.dense_points_per_octave = 0;
   }
   plan.working_sets = working_set_sweep(capacities, spec);
+  if (!options.sizes.empty()) {
+    plan.working_sets.clear();
+    for (const std::string& text : options.sizes) {
+      const std::uint64_t bytes = parse_bytes(text, "--sizes");
+      if (bytes < plan.line_bytes) {
+        throw usage_error("--sizes",
+                          fmt::format("{} is smaller than one cache line ({} B)",
+                                      format_bytes(static_cast<double>(bytes)), plan.line_bytes));
+      }
+      if (memory > 0 && 2 * bytes > memory) {
+        throw usage_error("--sizes", fmt::format("{} is more than half of this machine's memory",
+                                                 format_bytes(static_cast<double>(bytes))));
+      }
+      plan.working_sets.push_back(bytes / plan.line_bytes * plan.line_bytes);
+    }
+    std::sort(plan.working_sets.begin(), plan.working_sets.end());
+    plan.working_sets.erase(std::unique(plan.working_sets.begin(), plan.working_sets.end()),
+                            plan.working_sets.end());
+  }
 
   const unsigned cores = std::max(1u, topology.cores());
   std::vector<std::string> thread_texts = options.threads;
@@ -488,14 +547,14 @@ MemorySuitePlan plan_memory_suite(const MemorySuiteOptions& options, const Topol
 
   plan.repetitions = options.repetitions > 0 ? options.repetitions : (options.quick ? 2 : 5);
   plan.min_time_seconds =
-      options.min_time_seconds > 0 ? options.min_time_seconds : (options.quick ? 0.002 : 0.05);
+      options.min_time_seconds > 0 ? options.min_time_seconds : (options.quick ? 0.002 : 0.03);
   plan.huge_pages = huge_pages_available();
 
   const std::vector<std::string> all = memory_part_names(plan);
   for (const std::string& part : options.parts) {
     if (std::find(all.begin(), all.end(), part) == all.end()) {
-      throw usage_error("--part", fmt::format("unknown part '{}'; the parts are {}", part,
-                                              fmt::join(all, ", ")));
+      throw usage_error(
+          "--part", fmt::format("unknown part '{}'; the parts are {}", part, fmt::join(all, ", ")));
     }
   }
   for (const std::string& part : all) {

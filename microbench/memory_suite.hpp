@@ -1,6 +1,6 @@
 // The memory-hierarchy suite: load-to-use latency by pointer chase (three page variants),
-// streaming bandwidth (read, write, copy, triad) with one thread and with one bound thread per core,
-// and paper 002's stride sweep. Sizes come from the detected caches.
+// streaming bandwidth (read, write, copy, triad) with one thread and with one bound thread per
+// core, and paper 002's stride sweep. Sizes come from the detected caches.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -17,14 +17,15 @@
 namespace sonde::microbench {
 
 struct MemorySuiteOptions {
-  bool quick = false;                  // tiny sizes and few repetitions: for tests
+  bool quick = false;  // tiny sizes and few repetitions: for tests
   std::string min_working_set = "4KiB";
-  std::string max_working_set;         // empty: 8 times the last-level cache
-  std::vector<std::string> threads;    // thread counts, "all" for every core; empty: 1 and all
-  std::vector<std::string> parts;      // empty: every part
-  int repetitions = 0;                 // 0: 5 (2 in quick mode)
-  double min_time_seconds = 0;         // 0: 0.05 s per repetition (0.002 s in quick mode)
-  std::uint64_t seed = 20261121;       // for the chase permutations
+  std::string max_working_set;       // empty: 8 times the last-level cache
+  std::vector<std::string> sizes;    // exact working sets instead of the sweep
+  std::vector<std::string> threads;  // thread counts, "all" for every core; empty: 1 and all
+  std::vector<std::string> parts;    // empty: every part
+  int repetitions = 0;               // 0: 5 (2 in quick mode)
+  double min_time_seconds = 0;       // 0: 0.03 s per repetition (0.002 s in quick mode)
+  std::uint64_t seed = 20261121;     // for the chase permutations
 };
 
 // Adds the suite's options to a command line (the benchmark program's and `sonde characterize`).
@@ -41,8 +42,8 @@ struct MemorySuitePlan {
   int repetitions = 0;
   double min_time_seconds = 0;
   bool huge_pages = false;
-  std::vector<std::string> parts;           // the selected parts that can run here
-  std::vector<std::string> skipped_parts;   // "part: reason"
+  std::vector<std::string> parts;          // the selected parts that can run here
+  std::vector<std::string> skipped_parts;  // "part: reason"
   std::uint64_t seed = 0;
   bool quick = false;
 };

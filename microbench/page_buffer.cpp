@@ -49,12 +49,12 @@ PageBuffer::PageBuffer(std::size_t bytes, PagePolicy policy) : policy_(policy) {
   }
   bytes_ = (std::max<std::size_t>(bytes, 1) + page - 1) / page * page;
   mapping_bytes_ = bytes_ + align;
-  mapping_ = ::mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                    -1, 0);
+  mapping_ =
+      ::mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mapping_ == MAP_FAILED) {
     mapping_ = nullptr;
-    throw io_error("memory", fmt::format("cannot map {} bytes: {}", mapping_bytes_,
-                                         std::strerror(errno)));
+    throw io_error("memory",
+                   fmt::format("cannot map {} bytes: {}", mapping_bytes_, std::strerror(errno)));
   }
   const auto address = reinterpret_cast<std::uintptr_t>(mapping_);
   data_ = reinterpret_cast<void*>((address + align - 1) / align * align);

@@ -60,8 +60,8 @@ nlohmann::json make_run_context(const std::string& suite, const Topology& topolo
       {"host", host_name()},
       {"command_line", command_line},
       {"os", {{"name", system.sysname}, {"release", system.release}, {"machine", system.machine}}},
-      {"compiler", {{"name", compiler}, {"flags", sonde::compile_flags},
-                    {"build_type", sonde::build_type}}},
+      {"compiler",
+       {{"name", compiler}, {"flags", sonde::compile_flags}, {"build_type", sonde::build_type}}},
       {"topology", topology.to_json()},
       {"clock", clock_json},
       {"pages",
@@ -74,14 +74,17 @@ nlohmann::json make_run_context(const std::string& suite, const Topology& topolo
 void add_to_benchmark_context(const nlohmann::json& context) {
   benchmark::AddCustomContext("sonde_version", context.at("sonde_version").get<std::string>());
   benchmark::AddCustomContext("sonde_suite", context.at("suite").get<std::string>());
-  benchmark::AddCustomContext("cpu_model", context.at("topology").at("cpu_model").get<std::string>());
-  benchmark::AddCustomContext("hwloc_topology", context.at("topology").at("summary").get<std::string>());
+  benchmark::AddCustomContext("cpu_model",
+                              context.at("topology").at("cpu_model").get<std::string>());
+  benchmark::AddCustomContext("hwloc_topology",
+                              context.at("topology").at("summary").get<std::string>());
   benchmark::AddCustomContext("compiler", context.at("compiler").at("name").get<std::string>());
-  benchmark::AddCustomContext("compile_flags", context.at("compiler").at("flags").get<std::string>());
+  benchmark::AddCustomContext("compile_flags",
+                              context.at("compiler").at("flags").get<std::string>());
   if (!context.at("clock").is_null()) {
-    benchmark::AddCustomContext(
-        "core_clock_hz", fmt::format("{:.0f} ({})", context["clock"]["hertz"].get<double>(),
-                                     context["clock"]["source"].get<std::string>()));
+    benchmark::AddCustomContext("core_clock_hz",
+                                fmt::format("{:.0f} ({})", context["clock"]["hertz"].get<double>(),
+                                            context["clock"]["source"].get<std::string>()));
   }
 }
 

@@ -27,8 +27,9 @@ ThreadTeam::ThreadTeam(const Topology& topology, const std::vector<unsigned>& co
   if (cores_.empty()) throw usage_error("thread team", "needs at least one core");
   for (unsigned core : cores_) {
     if (core >= topology.cores()) {
-      throw usage_error("--threads", fmt::format("core {} does not exist: this machine has {} cores",
-                                                 core, topology.cores()));
+      throw usage_error(
+          "--threads",
+          fmt::format("core {} does not exist: this machine has {} cores", core, topology.cores()));
     }
   }
   topology.bind_current_thread_to_core(cores_[0]);

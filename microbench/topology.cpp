@@ -16,8 +16,8 @@ namespace sonde::microbench {
 namespace {
 
 std::shared_ptr<hwloc_topology> make_handle(const std::string& where,
-                                             int (*configure)(hwloc_topology_t, const char*),
-                                             const char* argument) {
+                                            int (*configure)(hwloc_topology_t, const char*),
+                                            const char* argument) {
   hwloc_topology_t raw = nullptr;
   if (hwloc_topology_init(&raw) != 0) throw io_error(where, "hwloc cannot initialize a topology");
   std::shared_ptr<hwloc_topology> handle(raw, hwloc_topology_destroy);
@@ -29,7 +29,8 @@ std::shared_ptr<hwloc_topology> make_handle(const std::string& where,
     throw input_error(where, fmt::format("hwloc cannot read it: {}", std::strerror(errno)));
   }
   if (hwloc_topology_load(raw) != 0) {
-    throw input_error(where, fmt::format("hwloc cannot load the topology: {}", std::strerror(errno)));
+    throw input_error(where,
+                      fmt::format("hwloc cannot load the topology: {}", std::strerror(errno)));
   }
   return handle;
 }
@@ -84,15 +85,16 @@ void Topology::read() {
     NumaNode numa;
     numa.os_index = node->os_index;
     numa.memory_bytes = node->attr->numanode.local_memory;
-    numa.cores = static_cast<unsigned>(
-        std::max(0, hwloc_get_nbobjs_inside_cpuset_by_type(topology, node->cpuset, HWLOC_OBJ_CORE)));
+    numa.cores = static_cast<unsigned>(std::max(
+        0, hwloc_get_nbobjs_inside_cpuset_by_type(topology, node->cpuset, HWLOC_OBJ_CORE)));
     numa_nodes_.push_back(numa);
   }
 
   // Group caches by level, kind and size: hybrid CPUs have caches of several sizes at one level.
   std::map<std::tuple<int, std::string, std::uint64_t>, CacheLevel> caches;
   for (int depth = 0; depth < hwloc_topology_get_depth(topology); ++depth) {
-    for (unsigned i = 0; i < static_cast<unsigned>(hwloc_get_nbobjs_by_depth(topology, depth)); ++i) {
+    for (unsigned i = 0; i < static_cast<unsigned>(hwloc_get_nbobjs_by_depth(topology, depth));
+         ++i) {
       hwloc_obj_t obj = hwloc_get_obj_by_depth(topology, depth, i);
       if (!hwloc_obj_type_is_cache(obj->type)) continue;
       const auto& attr = obj->attr->cache;
@@ -104,8 +106,7 @@ void Topology::read() {
       level.associativity = attr.associativity;
       level.cores_per_instance = static_cast<unsigned>(std::max(
           1, hwloc_get_nbobjs_inside_cpuset_by_type(topology, obj->cpuset, HWLOC_OBJ_CORE)));
-      auto [it, inserted] =
-          caches.try_emplace({level.depth, level.kind, level.size_bytes}, level);
+      auto [it, inserted] = caches.try_emplace({level.depth, level.kind, level.size_bytes}, level);
       it->second.instances += 1;
     }
   }
@@ -118,7 +119,8 @@ void Topology::read() {
   hwloc_obj_t package = hwloc_get_obj_by_type(topology, HWLOC_OBJ_PACKAGE, 0);
   for (hwloc_obj_t obj : {package, root}) {
     if (obj == nullptr) continue;
-    if (const char* model = hwloc_obj_get_info_by_name(obj, "CPUModel"); model && cpu_model_.empty()) {
+    if (const char* model = hwloc_obj_get_info_by_name(obj, "CPUModel");
+        model && cpu_model_.empty()) {
       cpu_model_ = model;
     }
     if (const char* vendor = hwloc_obj_get_info_by_name(obj, "CPUVendor");
@@ -161,11 +163,10 @@ void Topology::bind_current_thread_to_core(unsigned core_index) const {
 }
 
 std::string Topology::summary() const {
-  std::string text = fmt::format("{} package{}, {} NUMA node{} ({}), {} cores, {} PUs", packages_,
-                                 packages_ == 1 ? "" : "s", numa_nodes_.size(),
-                                 numa_nodes_.size() == 1 ? "" : "s",
-                                 format_bytes(static_cast<double>(total_memory_bytes())), cores_,
-                                 pus_);
+  std::string text =
+      fmt::format("{} package{}, {} NUMA node{} ({}), {} cores, {} PUs", packages_,
+                  packages_ == 1 ? "" : "s", numa_nodes_.size(), numa_nodes_.size() == 1 ? "" : "s",
+                  format_bytes(static_cast<double>(total_memory_bytes())), cores_, pus_);
   std::string separator = "; ";
   for (const CacheLevel& level : all_caches_) {
     text += fmt::format("{}{} {} x{}", separator, level.label(),
@@ -187,11 +188,11 @@ std::string Topology::report() const {
   text += fmt::format("Caches\n  {:<5} {:<12} {:>10} {:>6} {:>6} {:>10} {:>16}\n", "level", "kind",
                       "size", "line", "ways", "instances", "cores sharing");
   for (const CacheLevel& level : all_caches_) {
-    const std::string ways = level.associativity < 0   ? "full"
+    const std::string ways = level.associativity < 0    ? "full"
                              : level.associativity == 0 ? "?"
                                                         : std::to_string(level.associativity);
-    text += fmt::format("  {:<5} {:<12} {:>10} {:>6} {:>6} {:>10} {:>16}\n", level.label(), level.kind,
-                        format_bytes(static_cast<double>(level.size_bytes)),
+    text += fmt::format("  {:<5} {:<12} {:>10} {:>6} {:>6} {:>10} {:>16}\n", level.label(),
+                        level.kind, format_bytes(static_cast<double>(level.size_bytes)),
                         level.line_bytes > 0 ? fmt::format("{} B", level.line_bytes) : "?", ways,
                         level.instances, level.cores_per_instance);
   }
@@ -215,8 +216,8 @@ nlohmann::json Topology::to_json() const {
     numa.push_back(
         {{"os_index", node.os_index}, {"memory_bytes", node.memory_bytes}, {"cores", node.cores}});
   }
-  return {{"packages", packages_}, {"cores", cores_},        {"processing_units", pus_},
-          {"numa_nodes", numa},    {"caches", caches},        {"cpu_model", cpu_model_},
+  return {{"packages", packages_},     {"cores", cores_},     {"processing_units", pus_},
+          {"numa_nodes", numa},        {"caches", caches},    {"cpu_model", cpu_model_},
           {"cpu_vendor", cpu_vendor_}, {"summary", summary()}};
 }
 

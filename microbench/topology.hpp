@@ -1,6 +1,6 @@
 // What hwloc sees of a machine: cores, caches per level, NUMA nodes; and binding threads to cores.
-// A Topology can come from this system, from an exported hwloc XML file (a recorded machine) or from
-// a synthetic description, so that code for a 128-core NUMA machine is tested on a 2-core VM.
+// A Topology can come from this system, from an exported hwloc XML file (a recorded machine) or
+// from a synthetic description, so that code for a 128-core NUMA machine is tested on a 2-core VM.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -16,12 +16,12 @@ struct hwloc_topology;
 namespace sonde::microbench {
 
 struct CacheLevel {
-  int depth = 0;            // 1 for L1, 2 for L2, ...
-  std::string kind;         // "data", "unified" or "instruction"
+  int depth = 0;     // 1 for L1, 2 for L2, ...
+  std::string kind;  // "data", "unified" or "instruction"
   std::uint64_t size_bytes = 0;
-  unsigned line_bytes = 0;  // 0 when hwloc does not know
-  int associativity = 0;    // ways; -1 fully associative; 0 unknown
-  unsigned instances = 0;   // how many such caches the machine has
+  unsigned line_bytes = 0;          // 0 when hwloc does not know
+  int associativity = 0;            // ways; -1 fully associative; 0 unknown
+  unsigned instances = 0;           // how many such caches the machine has
   unsigned cores_per_instance = 0;  // cores that share one of them
 
   std::string label() const;  // "L1d", "L2", "L3", "L1i"
@@ -37,8 +37,8 @@ class Topology {
  public:
   static Topology from_system();
   static Topology from_xml_file(const std::string& path);
-  // hwloc's synthetic syntax, e.g. "package:2 numa:2 l3:1(size=32MB) l2:8(size=1MB) l1d:1(size=48KB)
-  // core:1 pu:2".
+  // hwloc's synthetic syntax, e.g. "package:2 numa:2 l3:1(size=32MB) l2:8(size=1MB)
+  // l1d:1(size=48KB) core:1 pu:2".
   static Topology from_synthetic(const std::string& description);
 
   unsigned packages() const { return packages_; }

@@ -20,8 +20,8 @@ std::vector<std::uint64_t> working_set_sweep(const std::vector<std::uint64_t>& c
   }
   sizes.push_back(static_cast<double>(spec.max_bytes));
   if (spec.dense_points_per_octave > 0) {
-    const int half = static_cast<int>(std::round(spec.dense_half_width_octaves *
-                                                 spec.dense_points_per_octave));
+    const int half =
+        static_cast<int>(std::round(spec.dense_half_width_octaves * spec.dense_points_per_octave));
     for (std::uint64_t capacity : capacities) {
       for (int i = -half; i <= half; ++i) {
         sizes.push_back(capacity * std::exp2(i / spec.dense_points_per_octave));

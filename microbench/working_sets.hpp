@@ -14,7 +14,7 @@ struct SweepSpec {
   double points_per_octave = 2;        // over the whole range
   double dense_points_per_octave = 8;  // around each capacity
   double dense_half_width_octaves = 0.5;
-  std::uint64_t granule_bytes = 64;    // every size is a multiple of this
+  std::uint64_t granule_bytes = 64;  // every size is a multiple of this
 };
 
 // Sorted, unique sizes in [min_bytes, max_bytes], multiples of granule_bytes.

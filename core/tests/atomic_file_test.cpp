@@ -30,7 +30,8 @@ TEST_F(AtomicFileTest, WritesAndReplacesWholeFiles) {
   EXPECT_EQ(read_file(path), "second, longer content");
   // No temporary file is left beside it.
   int files = 0;
-  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(path.parent_path())) {
+  for ([[maybe_unused]] const auto& entry :
+       std::filesystem::directory_iterator(path.parent_path())) {
     ++files;
   }
   EXPECT_EQ(files, 1);

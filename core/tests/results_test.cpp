@@ -51,7 +51,8 @@ TEST(Results, MalformedFilesNameTheFileAndEntry) {
                       "typed.json");
     FAIL();
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("typed.json: benchmarks[0]"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("typed.json: benchmarks[0]"), std::string::npos)
+        << e.what();
     EXPECT_NE(std::string(e.what()).find("real_time"), std::string::npos);
   }
   EXPECT_THROW(parse_result_json(R"({"context": {}})", "nobench.json"), Error);

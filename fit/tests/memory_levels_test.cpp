@@ -12,13 +12,25 @@ nlohmann::json vm_topology() {
   return {{"cpu_model", "AMD EPYC"},
           {"summary", "2 cores"},
           {"caches",
-           {{{"name", "L1d"}, {"kind", "data"}, {"size_bytes", 49152}, {"instances", 2},
+           {{{"name", "L1d"},
+             {"kind", "data"},
+             {"size_bytes", 49152},
+             {"instances", 2},
              {"cores_per_instance", 1}},
-            {{"name", "L1i"}, {"kind", "instruction"}, {"size_bytes", 32768}, {"instances", 2},
+            {{"name", "L1i"},
+             {"kind", "instruction"},
+             {"size_bytes", 32768},
+             {"instances", 2},
              {"cores_per_instance", 1}},
-            {{"name", "L2"}, {"kind", "unified"}, {"size_bytes", 1048576}, {"instances", 2},
+            {{"name", "L2"},
+             {"kind", "unified"},
+             {"size_bytes", 1048576},
+             {"instances", 2},
              {"cores_per_instance", 1}},
-            {{"name", "L3"}, {"kind", "unified"}, {"size_bytes", 33554432}, {"instances", 1},
+            {{"name", "L3"},
+             {"kind", "unified"},
+             {"size_bytes", 33554432},
+             {"instances", 1},
              {"cores_per_instance", 2}}}}};
 }
 
@@ -41,34 +53,39 @@ ResultFile synthetic_run() {
   nlohmann::json benchmarks = nlohmann::json::array();
   // (working set, seconds per load): two points in L1's window, one between L1 and L2 that
   // belongs to no window, one each in L2, L3 and DRAM.
-  const std::vector<std::pair<std::uint64_t, double>> latency{
-      {4096, 1.0e-9}, {16384, 1.2e-9}, {49152, 2.0e-9}, {262144, 3.0e-9},
-      {8 << 20, 10e-9}, {256 << 20, 90e-9}};
+  const std::vector<std::pair<std::uint64_t, double>> latency{{4096, 1.0e-9},   {16384, 1.2e-9},
+                                                              {49152, 2.0e-9},  {262144, 3.0e-9},
+                                                              {8 << 20, 10e-9}, {256 << 20, 90e-9}};
   for (const auto& [bytes, seconds] : latency) {
     const std::string run = "memory.latency.random.base/ws:" + std::to_string(bytes);
-    const nlohmann::json params = {{"kernel", "pointer_chase"}, {"pattern", "random"},
-                                   {"page_policy", "base"}, {"working_set_bytes", bytes}};
+    const nlohmann::json params = {{"kernel", "pointer_chase"},
+                                   {"pattern", "random"},
+                                   {"page_policy", "base"},
+                                   {"working_set_bytes", bytes}};
     // Repetitions that disagree, and a median aggregate that the summary must prefer.
     benchmarks.push_back(entry(run, "", {{"seconds_per_load", seconds * 1.5}}, params));
     benchmarks.push_back(entry(run, "", {{"seconds_per_load", seconds * 0.5}}, params));
-    benchmarks.push_back(entry(run, "median",
-                               {{"seconds_per_load", seconds}, {"cycles_per_load", seconds * 2.5e9}},
-                               params));
+    benchmarks.push_back(
+        entry(run, "median", {{"seconds_per_load", seconds}, {"cycles_per_load", seconds * 2.5e9}},
+              params));
   }
   // Two-thread triad: L1 window for two threads reaches 48 KiB, L2's starts at 192 KiB.
   for (const auto& [bytes, rate] : std::vector<std::pair<std::uint64_t, double>>{
            {32768, 400e9}, {524288, 150e9}, {256 << 20, 40e9}}) {
     const std::string run = "memory.bandwidth.triad/threads:2/ws:" + std::to_string(bytes);
     benchmarks.push_back(entry(run, "", {{"bytes_per_second", rate}},
-                               {{"kernel", "triad"}, {"threads", 2}, {"bytes_per_element", 24},
+                               {{"kernel", "triad"},
+                                {"threads", 2},
+                                {"bytes_per_element", 24},
                                 {"working_set_bytes", bytes}}));
   }
-  nlohmann::json document = {
-      {"context",
-       {{"sonde",
-         {{"suite", "memory"}, {"host", "vm"}, {"topology", vm_topology()},
-          {"clock", {{"hertz", 2.5e9}, {"source", "test"}}}}}}},
-      {"benchmarks", benchmarks}};
+  nlohmann::json document = {{"context",
+                              {{"sonde",
+                                {{"suite", "memory"},
+                                 {"host", "vm"},
+                                 {"topology", vm_topology()},
+                                 {"clock", {{"hertz", 2.5e9}, {"source", "test"}}}}}}},
+                             {"benchmarks", benchmarks}};
   return parse_result_json(document.dump(), "synthetic.json");
 }
 
@@ -109,6 +126,39 @@ TEST(MemorySummary, TakesMediansOverEachWindow) {
   EXPECT_NE(text.find("1.10 ns 2.8 cyc"), std::string::npos) << text;
   EXPECT_NE(text.find("40.0 GB/s"), std::string::npos) << text;
   EXPECT_EQ(to_json(summary)["levels"][3]["level"], "DRAM");
+}
+
+TEST(MemorySummary, APlateauEndsWhereTheCacheEndsInEffect) {
+  // An L3 that hwloc reports as 32 MiB but that holds only about 6 MiB here (shared with other
+  // tenants): the sizes beyond are at DRAM latency and are not the L3 plateau.
+  nlohmann::json benchmarks = nlohmann::json::array();
+  for (const auto& [bytes, seconds] :
+       std::vector<std::pair<std::uint64_t, double>>{{2 << 20, 12e-9},
+                                                     {3 << 20, 12.5e-9},
+                                                     {4 << 20, 13e-9},
+                                                     {6 << 20, 14e-9},
+                                                     {8 << 20, 120e-9},
+                                                     {12 << 20, 140e-9},
+                                                     {16 << 20, 145e-9}}) {
+    benchmarks.push_back(entry("l3/" + std::to_string(bytes), "median",
+                               {{"seconds_per_load", seconds}},
+                               {{"kernel", "pointer_chase"},
+                                {"pattern", "random"},
+                                {"page_policy", "base"},
+                                {"working_set_bytes", bytes}}));
+  }
+  nlohmann::json document = {
+      {"context", {{"sonde", {{"suite", "memory"}, {"topology", vm_topology()}}}}},
+      {"benchmarks", benchmarks}};
+  const MemorySummary summary = summarize_memory({parse_result_json(document.dump(), "l3.json")});
+  const Plateau& l3 = summary.levels[2].latency_seconds.at("random.base");
+  EXPECT_EQ(l3.sizes_in_window, 7u);
+  EXPECT_EQ(l3.sizes, 4u);
+  EXPECT_DOUBLE_EQ(l3.median, 12.75e-9);
+  EXPECT_EQ(l3.flat_up_to_bytes, 6u << 20);
+  EXPECT_NE(format_memory_summary(summary).find("flat only to 6 MiB (4 of 7 sizes)"),
+            std::string::npos)
+      << format_memory_summary(summary);
 }
 
 TEST(MemorySummary, ResultsWithoutParametersAreAClearError) {

@@ -43,12 +43,14 @@ TEST(MemorySuitePlan, BadOptionsNameTheOption) {
   const Topology topology = Topology::from_synthetic(kBigMachine);
   MemorySuiteOptions options;
   options.min_working_set = "32";
-  EXPECT_NE(usage_message(options, topology).find("--min-working-set: 32 B is smaller than one cache line"),
+  EXPECT_NE(usage_message(options, topology)
+                .find("--min-working-set: 32 B is smaller than one cache line"),
             std::string::npos);
   options = {};
   options.threads = {"65"};
-  EXPECT_NE(usage_message(options, topology).find("65 threads asked for, but this machine has 64 cores"),
-            std::string::npos);
+  EXPECT_NE(
+      usage_message(options, topology).find("65 threads asked for, but this machine has 64 cores"),
+      std::string::npos);
   options.threads = {"0"};
   EXPECT_NE(usage_message(options, topology).find("--threads"), std::string::npos);
   options = {};

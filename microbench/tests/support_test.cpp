@@ -94,10 +94,13 @@ TEST(BenchOutput, WritesGoogleBenchmarkJsonWithParamsAndContext) {
   const auto path = std::filesystem::temp_directory_path() / "sonde-bench-output-test.json";
   std::filesystem::remove(path);
   ParamRegistry registry;
-  benchmark::RegisterBenchmark("test.constant", [](benchmark::State& state) {
-    for (auto _ : state) benchmark::DoNotOptimize(state.iterations());
-    state.counters["zero"] = 0;  // its coefficient of variation is 0/0
-  })->Repetitions(2)->Iterations(10);
+  benchmark::RegisterBenchmark("test.constant",
+                               [](benchmark::State& state) {
+                                 for (auto _ : state) benchmark::DoNotOptimize(state.iterations());
+                                 state.counters["zero"] = 0;  // its coefficient of variation is 0/0
+                               })
+      ->Repetitions(2)
+      ->Iterations(10);
   benchmark::RegisterBenchmark("test.failing", [](benchmark::State& state) {
     state.SkipWithError("deliberately");
     for (auto _ : state) {
@@ -122,6 +125,15 @@ TEST(BenchOutput, WritesGoogleBenchmarkJsonWithParamsAndContext) {
     }
   }
   EXPECT_GE(with_params, 2u + 4u) << "two repetitions and their aggregates";
+  // The coefficient of variation of an all-zero counter is 0/0: null in the file, not a number.
+  bool saw_cv = false;
+  for (const BenchmarkRecord& record : file.benchmarks) {
+    if (record.aggregate_name == "cv" && record.run_name.rfind("test.constant", 0) == 0) {
+      saw_cv = true;
+      EXPECT_FALSE(record.counter("zero").has_value());
+    }
+  }
+  EXPECT_TRUE(saw_cv);
   std::filesystem::remove(path);
 }
 
