@@ -61,18 +61,19 @@ struct Collector {
   std::vector<Sample> samples;
   bool higher_is_better = false;
 
-  // The plateau of `value`, and of `cycles` over the same sizes.
-  std::pair<Plateau, std::optional<Plateau>> plateaus() const {
-    double best = samples.front().value;
-    for (const Sample& s : samples) {
-      best = higher_is_better ? std::max(best, s.value) : std::min(best, s.value);
-    }
+  // The plateau of `value`, and of `cycles` over the same sizes, anchored on the fastest size of a
+  // cache level or the slowest of DRAM (see Plateau).
+  std::pair<Plateau, std::optional<Plateau>> plateaus(bool anchor_on_fastest) const {
+    const bool take_max = higher_is_better == anchor_on_fastest;
+    double anchor = samples.front().value;
+    for (const Sample& s : samples)
+      anchor = take_max ? std::max(anchor, s.value) : std::min(anchor, s.value);
     std::vector<double> values, cycles;
     Plateau p;
     p.sizes_in_window = samples.size();
     for (const Sample& s : samples) {
       const bool on =
-          higher_is_better ? s.value * kPlateauBand >= best : s.value <= best * kPlateauBand;
+          take_max ? s.value * kPlateauBand >= anchor : s.value <= anchor * kPlateauBand;
       if (!on) continue;
       values.push_back(s.value);
       if (s.cycles > 0) cycles.push_back(s.cycles);
@@ -199,13 +200,14 @@ MemorySummary summarize_memory(const std::vector<ResultFile>& files) {
   for (const LevelWindow& window : single) {
     LevelSummary level;
     level.window = window;
+    const bool is_cache = window.hi_bytes.has_value();
     for (const auto& [variant, c] : latency[window.level]) {
-      const auto [seconds, cycles] = c.plateaus();
+      const auto [seconds, cycles] = c.plateaus(is_cache);
       level.latency_seconds[variant] = seconds;
       if (cycles) level.latency_cycles[variant] = *cycles;
     }
     for (const auto& [key, c] : bandwidth[window.level])
-      level.bytes_per_second[key] = c.plateaus().first;
+      level.bytes_per_second[key] = c.plateaus(is_cache).first;
     level.bandwidth_windows = bandwidth_windows[window.level];
     summary.levels.push_back(level);
   }

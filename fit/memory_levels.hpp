@@ -18,9 +18,11 @@
 namespace sonde::fit {
 
 // A value over several working sets: the median of the per-size medians and their range. Only the
-// sizes within 25% of the best one in the window count: a cache that is smaller in effect than
-// hwloc says (shared with other tenants, or partly taken by the other cache levels) has the sizes
-// beyond its real capacity at the next level's speed, and those are not its plateau.
+// sizes within 25% of the window's anchor count. For a cache the anchor is the fastest size: a
+// cache smaller in effect than hwloc says (shared with other tenants) has its largest sizes at the
+// next level's speed, and those are not its plateau. For DRAM, the slowest level, the anchor is
+// the slowest size: a cache larger in effect than hwloc says (threads of a VM spread over several
+// L3 slices) makes its smallest sizes faster, and those are not DRAM's plateau.
 struct Plateau {
   double median = 0;
   double min = 0;
