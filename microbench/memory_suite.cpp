@@ -99,13 +99,11 @@ benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* b,
 void register_latency(const MemorySuitePlan& plan, const LatencyVariant& variant,
                       const std::optional<CoreClock>& clock, const Topology& topology,
                       ParamRegistry& registry) {
-  const std::uint64_t warm_lines_cap =
-      2 *
-      std::max<std::uint64_t>(1, topology.data_caches().empty()
-                                     ? 0
-                                     : topology.data_caches().back().size_bytes *
-                                           topology.data_caches().back().instances) /
-      plan.line_bytes;
+  // Warming more than twice the whole last level only costs time: beyond it every load misses.
+  const auto& caches = topology.data_caches();
+  const std::uint64_t last_level =
+      caches.empty() ? 0 : caches.back().size_bytes * caches.back().instances;
+  const std::uint64_t warm_lines_cap = std::max<std::uint64_t>(1, 2 * last_level / plan.line_bytes);
   for (std::uint64_t bytes : plan.working_sets) {
     const std::string name = fmt::format("memory.latency.{}.{}/ws:{}", variant.pattern_name,
                                          name_of(variant.pages), bytes);
@@ -335,7 +333,7 @@ void register_stride(const MemorySuitePlan& plan, const Topology& topology,
   std::vector<Target> targets;
   const auto& caches = topology.data_caches();
   if (plan.quick) {
-    targets.push_back({caches.empty() ? "l1" : "l1", 16384});
+    targets.push_back({"l1", 16384});
   } else {
     for (const CacheLevel& cache : caches) {
       targets.push_back({fmt::format("l{}", cache.depth), cache.size_bytes / 2});
