@@ -83,17 +83,9 @@ ChaseSetup& chase_setup(std::uint64_t bytes, ChasePattern pattern, PagePolicy pa
   return *cached;
 }
 
-double minimum(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
-double maximum(const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); }
-
-// The settings every benchmark of the suite shares: repetitions, with their median and spread.
 benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* b,
                                           const MemorySuitePlan& plan) {
-  return b->Repetitions(plan.repetitions)
-      ->MinTime(plan.min_time_seconds)
-      ->ComputeStatistics("min", minimum)
-      ->ComputeStatistics("max", maximum)
-      ->Unit(benchmark::kMicrosecond);
+  return with_statistics(b, plan.repetitions, plan.min_time_seconds);
 }
 
 void register_latency(const MemorySuitePlan& plan, const LatencyVariant& variant,
@@ -413,7 +405,7 @@ unsigned parse_thread_count(const std::string& text, unsigned cores) {
 }  // namespace
 
 void add_memory_options(CLI::App& app, MemorySuiteOptions& options) {
-  app.add_flag("--quick", options.quick, "Tiny working sets and few repetitions (for tests)");
+  add_common_options(app, options.common);
   app.add_option("--min-working-set", options.min_working_set,
                  "Smallest working set, e.g. 4KiB (at least one cache line)")
       ->capture_default_str();
@@ -425,38 +417,27 @@ void add_memory_options(CLI::App& app, MemorySuiteOptions& options) {
   app.add_option("--threads", options.threads,
                  "Thread counts for the bandwidth sweep, e.g. 1,2 or all (default: 1 and all)")
       ->delimiter(',');
-  app.add_option("--part", options.parts, "Run only these parts (see --list-parts)")
-      ->delimiter(',');
-  app.add_option("--repetitions", options.repetitions,
-                 "Repetitions of each benchmark (default 5; 2 with --quick)")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--min-time", options.min_time_seconds,
-                 "Minimum seconds per repetition (default 0.03; 0.002 with --quick)")
-      ->check(CLI::NonNegativeNumber);
   app.add_option("--seed", options.seed, "Seed of the random chase permutations")
       ->capture_default_str();
 }
 
 std::vector<std::string> memory_option_arguments(const MemorySuiteOptions& options) {
-  std::vector<std::string> args;
-  if (options.quick) args.push_back("--quick");
+  std::vector<std::string> args = common_option_arguments(options.common);
   args.push_back("--min-working-set=" + options.min_working_set);
-  if (!options.max_working_set.empty())
+  if (!options.max_working_set.empty()) {
     args.push_back("--max-working-set=" + options.max_working_set);
-  if (!options.sizes.empty())
-    args.push_back(fmt::format("--sizes={}", fmt::join(options.sizes, ",")));
-  if (!options.threads.empty())
+  }
+  if (!options.sizes.empty()) args.push_back(fmt::format("--sizes={}", fmt::join(options.sizes, ",")));
+  if (!options.threads.empty()) {
     args.push_back(fmt::format("--threads={}", fmt::join(options.threads, ",")));
-  if (options.repetitions > 0) args.push_back(fmt::format("--repetitions={}", options.repetitions));
-  if (options.min_time_seconds > 0)
-    args.push_back(fmt::format("--min-time={}", options.min_time_seconds));
+  }
   args.push_back(fmt::format("--seed={}", options.seed));
   return args;
 }
 
 MemorySuitePlan plan_memory_suite(const MemorySuiteOptions& options, const Topology& topology) {
   MemorySuitePlan plan;
-  plan.quick = options.quick;
+  plan.quick = options.common.quick;
   plan.seed = options.seed;
   if (const auto line = topology.line_bytes()) {
     plan.line_bytes = *line;
@@ -480,7 +461,7 @@ MemorySuitePlan plan_memory_suite(const MemorySuiteOptions& options, const Topol
   std::uint64_t max_bytes = 0;
   if (!options.max_working_set.empty()) {
     max_bytes = parse_bytes(options.max_working_set, "--max-working-set");
-  } else if (options.quick) {
+  } else if (options.common.quick) {
     max_bytes = std::max<std::uint64_t>(min_bytes, 65536);
   } else if (!caches.empty()) {
     max_bytes = 8 * caches.back().size_bytes * caches.back().instances;
@@ -506,7 +487,7 @@ MemorySuitePlan plan_memory_suite(const MemorySuiteOptions& options, const Topol
   spec.min_bytes = min_bytes / plan.line_bytes * plan.line_bytes;
   spec.max_bytes = max_bytes / plan.line_bytes * plan.line_bytes;
   spec.granule_bytes = plan.line_bytes;
-  if (options.quick) {
+  if (options.common.quick) {
     spec.points_per_octave = 0.5;
     spec.dense_points_per_octave = 0;
   }
@@ -543,23 +524,11 @@ MemorySuitePlan plan_memory_suite(const MemorySuiteOptions& options, const Topol
   }
   std::sort(plan.thread_counts.begin(), plan.thread_counts.end());
 
-  plan.repetitions = options.repetitions > 0 ? options.repetitions : (options.quick ? 2 : 5);
-  plan.min_time_seconds =
-      options.min_time_seconds > 0 ? options.min_time_seconds : (options.quick ? 0.002 : 0.03);
+  plan.repetitions = options.common.repetitions_or_default();
+  plan.min_time_seconds = options.common.min_time_or(0.03, 0.002);
   plan.huge_pages = huge_pages_available();
 
-  const std::vector<std::string> all = memory_part_names(plan);
-  for (const std::string& part : options.parts) {
-    if (std::find(all.begin(), all.end(), part) == all.end()) {
-      throw usage_error(
-          "--part", fmt::format("unknown part '{}'; the parts are {}", part, fmt::join(all, ", ")));
-    }
-  }
-  for (const std::string& part : all) {
-    if (!options.parts.empty() &&
-        std::find(options.parts.begin(), options.parts.end(), part) == options.parts.end()) {
-      continue;
-    }
+  for (const std::string& part : select_parts(options.common.parts, memory_part_names(plan))) {
     if (part == "latency-random-huge" && !plan.huge_pages) {
       plan.skipped_parts.push_back(fmt::format("{}: transparent huge pages are '{}' here", part,
                                                transparent_huge_page_mode()));

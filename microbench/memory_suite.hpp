@@ -12,20 +12,18 @@
 
 #include "microbench/bench_output.hpp"
 #include "microbench/clock.hpp"
+#include "microbench/suite_options.hpp"
 #include "microbench/topology.hpp"
 
 namespace sonde::microbench {
 
 struct MemorySuiteOptions {
-  bool quick = false;  // tiny sizes and few repetitions: for tests
+  CommonOptions common;                // quick, repetitions (5), min time (0.03 s), parts
   std::string min_working_set = "4KiB";
-  std::string max_working_set;       // empty: 8 times the last-level cache
-  std::vector<std::string> sizes;    // exact working sets instead of the sweep
-  std::vector<std::string> threads;  // thread counts, "all" for every core; empty: 1 and all
-  std::vector<std::string> parts;    // empty: every part
-  int repetitions = 0;               // 0: 5 (2 in quick mode)
-  double min_time_seconds = 0;       // 0: 0.03 s per repetition (0.002 s in quick mode)
-  std::uint64_t seed = 20261121;     // for the chase permutations
+  std::string max_working_set;         // empty: 8 times the last-level cache
+  std::vector<std::string> sizes;      // exact working sets instead of the sweep
+  std::vector<std::string> threads;    // thread counts, "all" for every core; empty: 1 and all
+  std::uint64_t seed = 20261121;       // for the chase permutations
 };
 
 // Adds the suite's options to a command line (the benchmark program's and `sonde characterize`).

@@ -60,16 +60,16 @@ TEST(MemorySuitePlan, BadOptionsNameTheOption) {
   options.max_working_set = "1KiB";
   EXPECT_NE(usage_message(options, topology).find("below --min-working-set"), std::string::npos);
   options = {};
-  options.parts = {"latency-random-base", "bogus"};
+  options.common.parts = {"latency-random-base", "bogus"};
   EXPECT_NE(usage_message(options, topology).find("unknown part 'bogus'"), std::string::npos);
 }
 
 TEST(MemorySuitePlan, PartsCanBeChosenAndOptionsRoundTrip) {
   const Topology topology = Topology::from_synthetic(kBigMachine);
   MemorySuiteOptions options;
-  options.parts = {"stride", "bandwidth-t1"};
+  options.common.parts = {"stride", "bandwidth-t1"};
   options.threads = {"1", "all", "1"};
-  options.quick = true;
+  options.common.quick = true;
   const MemorySuitePlan plan = plan_memory_suite(options, topology);
   EXPECT_EQ(plan.parts, (std::vector<std::string>{"bandwidth-t1", "stride"}));
   EXPECT_EQ(plan.thread_counts, (std::vector<unsigned>{1, 64}));
@@ -81,7 +81,7 @@ TEST(MemorySuitePlan, PartsCanBeChosenAndOptionsRoundTrip) {
   std::vector<std::string> args = memory_option_arguments(options);
   std::reverse(args.begin(), args.end());  // CLI11 takes them last first
   app.parse(args);
-  EXPECT_EQ(parsed.quick, options.quick);
+  EXPECT_EQ(parsed.common.quick, options.common.quick);
   EXPECT_EQ(parsed.threads, options.threads);
   EXPECT_EQ(parsed.seed, options.seed);
 }

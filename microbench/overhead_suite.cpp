@@ -1,0 +1,321 @@
+#include "microbench/overhead_suite.hpp"
+
+#include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <barrier>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <numeric>
+#include <thread>
+#include <vector>
+
+#include "core/error.hpp"
+#include "microbench/thread_team.hpp"
+
+namespace sonde::microbench {
+namespace {
+
+using benchmark::Counter;
+const auto kPerOperation = Counter::kIsIterationInvariantRate | Counter::kInvert;
+
+// Operations per timed iteration of the multi-threaded benchmarks: enough that starting the team
+// (about a microsecond) is below 1% of the time.
+constexpr std::uint64_t kSyncOperationsPerIteration = 20000;
+
+void write_all(int fd, const void* data, std::size_t bytes) {
+  const char* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t n = ::write(fd, p, bytes);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) ::_exit(3);
+    p += n;
+    bytes -= static_cast<std::size_t>(n);
+  }
+}
+
+// Reads exactly `bytes`; false at end of file or on error.
+bool read_all(int fd, void* data, std::size_t bytes) {
+  char* p = static_cast<char*>(data);
+  while (bytes > 0) {
+    const ssize_t n = ::read(fd, p, bytes);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    bytes -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// A child process bound to a core that answers each one-byte request on one pipe with `reply_bytes`
+// on another, until the requests end: the partner of the pipe and context-switch benchmarks.
+class PipePartner {
+ public:
+  PipePartner(const Topology& topology, unsigned core, std::size_t reply_bytes) {
+    if (::pipe(requests_) != 0 || ::pipe(replies_) != 0) {
+      throw io_error("pipe", std::strerror(errno));
+    }
+    pid_ = ::fork();
+    if (pid_ < 0) throw io_error("fork", std::strerror(errno));
+    if (pid_ == 0) {
+      ::close(requests_[1]);
+      ::close(replies_[0]);
+      try {
+        topology.bind_current_thread_to_core(core);
+      } catch (...) {
+        ::_exit(2);
+      }
+      std::vector<char> reply(reply_bytes, 'r');
+      char request = 0;
+      while (read_all(requests_[0], &request, 1)) write_all(replies_[1], reply.data(), reply.size());
+      ::_exit(0);
+    }
+    ::close(requests_[0]);
+    ::close(replies_[1]);
+  }
+  PipePartner(const PipePartner&) = delete;
+  PipePartner& operator=(const PipePartner&) = delete;
+  ~PipePartner() {
+    ::close(requests_[1]);  // the partner reads end of file and exits
+    ::close(replies_[0]);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+  }
+  // One request and its whole reply: false when the partner is gone.
+  bool exchange(void* reply, std::size_t bytes) {
+    const char request = 'q';
+    if (::write(requests_[1], &request, 1) != 1) return false;
+    return read_all(replies_[0], reply, bytes);
+  }
+  int reply_fd() const { return replies_[0]; }
+
+ private:
+  int requests_[2]{-1, -1};
+  int replies_[2]{-1, -1};
+  pid_t pid_ = -1;
+};
+
+std::vector<unsigned> first_cores(unsigned count) {
+  std::vector<unsigned> cores(count);
+  std::iota(cores.begin(), cores.end(), 0u);
+  return cores;
+}
+
+void add_cycles(benchmark::State& state, const std::optional<CoreClock>& clock,
+                const char* seconds_counter, double operations) {
+  if (clock) {
+    const std::string name = std::string("cycles") + (seconds_counter + 7);  // "_per_..."
+    state.counters[name] = Counter(operations / clock->hertz, kPerOperation);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> overhead_part_names() {
+  return {"overhead-process", "overhead-pipe", "overhead-sync"};
+}
+
+OverheadSuitePlan plan_overhead_suite(const CommonOptions& options, const Topology& topology) {
+  OverheadSuitePlan plan;
+  plan.repetitions = options.repetitions_or_default();
+  plan.min_time_seconds = options.min_time_or(0.05, 0.002);
+  plan.two_cores = topology.cores() >= 2;
+  plan.pipe_message_bytes = options.quick ? (256u << 10) : (16u << 20);
+  for (unsigned t = 1; t < topology.cores(); t *= 2) plan.thread_counts.push_back(t);
+  plan.thread_counts.push_back(std::max(1u, topology.cores()));
+  plan.parts = select_parts(options.parts, overhead_part_names());
+  return plan;
+}
+
+void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topology,
+                             const std::optional<CoreClock>& clock, ParamRegistry& registry) {
+  const auto selected = [&](const char* part) {
+    return std::find(plan.parts.begin(), plan.parts.end(), part) != plan.parts.end();
+  };
+  const auto add = [&](const std::string& name, auto run, nlohmann::json params) {
+    with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
+                    plan.min_time_seconds)
+        ->UseRealTime();
+    params["suite"] = "overhead";
+    registry.add(name, std::move(params));
+  };
+
+  if (selected("overhead-process")) {
+    // Paper 003, Table 2, "Process Creation": fork an empty child that exits at once, and wait.
+    add("overhead.process.fork_exit_wait",
+        [clock](benchmark::State& state) {
+          for (auto _ : state) {
+            const pid_t pid = ::fork();
+            if (pid == 0) ::_exit(0);
+            int status = 0;
+            if (pid < 0 || ::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
+              state.SkipWithError("fork, exit or wait failed");
+              return;
+            }
+          }
+          state.counters["seconds_per_operation"] = Counter(1, kPerOperation);
+          add_cycles(state, clock, "seconds_per_operation", 1);
+        },
+        {{"part", "overhead-process"}, {"operation", "fork_exit_wait"}, {"paper003", "Table 2"}});
+    // Table 3, "Create a Thread": start a thread that does nothing, and join it.
+    add("overhead.process.thread_create_join",
+        [clock](benchmark::State& state) {
+          for (auto _ : state) {
+            std::thread thread([] {});
+            thread.join();
+          }
+          state.counters["seconds_per_operation"] = Counter(1, kPerOperation);
+          add_cycles(state, clock, "seconds_per_operation", 1);
+        },
+        {{"part", "overhead-process"}, {"operation", "thread_create_join"}, {"paper003", "Table 3"}});
+  }
+
+  if (selected("overhead-pipe")) {
+    // Table 2, "Context Switching": two processes on ONE core pass a token through two pipes, so
+    // every pass is a switch; a round trip is two switches.
+    add("overhead.pipe.context_switch",
+        [&topology, clock](benchmark::State& state) {
+          topology.bind_current_thread_to_core(0);
+          PipePartner partner(topology, 0, 1);
+          char token = 0;
+          for (auto _ : state) {
+            if (!partner.exchange(&token, 1)) {
+              state.SkipWithError("the partner process is gone");
+              return;
+            }
+          }
+          state.counters["seconds_per_switch"] = Counter(2, kPerOperation);
+          state.counters["seconds_per_round_trip"] = Counter(1, kPerOperation);
+          add_cycles(state, clock, "seconds_per_switch", 2);
+        },
+        {{"part", "overhead-pipe"}, {"operation", "context_switch"}, {"cores", {0, 0}},
+         {"paper003", "Table 2"}});
+    if (plan.two_cores) {
+      // Table 2, "Pipe Latency": the same token passing between two cores; the latency is half
+      // the round trip.
+      add("overhead.pipe.latency",
+          [&topology, clock](benchmark::State& state) {
+            topology.bind_current_thread_to_core(0);
+            PipePartner partner(topology, 1, 1);
+            char token = 0;
+            for (auto _ : state) {
+              if (!partner.exchange(&token, 1)) {
+                state.SkipWithError("the partner process is gone");
+                return;
+              }
+            }
+            state.counters["seconds_per_message"] = Counter(2, kPerOperation);
+            state.counters["seconds_per_round_trip"] = Counter(1, kPerOperation);
+            add_cycles(state, clock, "seconds_per_message", 2);
+          },
+          {{"part", "overhead-pipe"}, {"operation", "pipe_latency"}, {"cores", {0, 1}},
+           {"message_bytes", 1}, {"paper003", "Table 2"}});
+      // Table 2, "Pipe Bandwidth": a large message from one process to another on another core.
+      const std::uint64_t bytes = plan.pipe_message_bytes;
+      add("overhead.pipe.bandwidth",
+          [&topology, bytes](benchmark::State& state) {
+            topology.bind_current_thread_to_core(0);
+            PipePartner partner(topology, 1, bytes);
+            std::vector<char> message(bytes);
+            for (auto _ : state) {
+              if (!partner.exchange(message.data(), message.size())) {
+                state.SkipWithError("the partner process is gone");
+                return;
+              }
+            }
+            if (message.front() != 'r' || message.back() != 'r') {
+              state.SkipWithError("the message arrived damaged");
+              return;
+            }
+            state.counters["bytes_per_second"] =
+                Counter(static_cast<double>(bytes), Counter::kIsIterationInvariantRate);
+          },
+          {{"part", "overhead-pipe"}, {"operation", "pipe_bandwidth"}, {"cores", {0, 1}},
+           {"message_bytes", bytes}, {"paper003", "Table 2"}});
+    }
+  }
+
+  if (selected("overhead-sync")) {
+    // Table 3, "Thread Level Lock", uncontended: one thread locks and unlocks.
+    add("overhead.sync.mutex_uncontended",
+        [clock](benchmark::State& state) {
+          std::mutex mutex;
+          std::uint64_t counter = 0;
+          for (auto _ : state) {
+            mutex.lock();
+            ++counter;
+            mutex.unlock();
+            benchmark::DoNotOptimize(counter);
+          }
+          state.counters["seconds_per_operation"] = Counter(1, kPerOperation);
+          add_cycles(state, clock, "seconds_per_operation", 1);
+        },
+        {{"part", "overhead-sync"}, {"operation", "mutex_lock_unlock"}, {"threads", 1}});
+    for (unsigned threads : plan.thread_counts) {
+      const std::vector<unsigned> cores = first_cores(threads);
+      const auto team_benchmark = [&, cores, threads](const std::string& operation, auto body) {
+        const std::string name = fmt::format("overhead.sync.{}/threads:{}", operation, threads);
+        auto run = [&topology, cores, threads, body, clock](benchmark::State& state) {
+          ThreadTeam team(topology, cores);
+          std::uint64_t done = 0;
+          for (auto _ : state) {
+            state.SetIterationTime(team.run_timed(body));
+            done += kSyncOperationsPerIteration;
+          }
+          // Seconds per operation of one thread: each did kSyncOperationsPerIteration of them.
+          state.counters["seconds_per_operation"] =
+              Counter(static_cast<double>(kSyncOperationsPerIteration), kPerOperation);
+          add_cycles(state, clock, "seconds_per_operation",
+                     static_cast<double>(kSyncOperationsPerIteration));
+        };
+        with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
+                        plan.min_time_seconds)
+            ->UseManualTime();
+        registry.add(name, {{"suite", "overhead"},
+                            {"part", "overhead-sync"},
+                            {"operation", operation},
+                            {"threads", threads},
+                            {"cores", cores},
+                            {"operations_per_thread_per_iteration", kSyncOperationsPerIteration}});
+      };
+      // Contended lock: every thread locks and unlocks one mutex around an increment.
+      auto mutex = std::make_shared<std::mutex>();
+      auto guarded = std::make_shared<std::uint64_t>(0);
+      team_benchmark("mutex_contended", [mutex, guarded](unsigned) {
+        for (std::uint64_t i = 0; i < kSyncOperationsPerIteration; ++i) {
+          std::lock_guard<std::mutex> lock(*mutex);
+          ++*guarded;
+        }
+      });
+      // Thread barrier (C++20 std::barrier): every thread arrives and waits, again and again.
+      auto barrier = std::make_shared<std::barrier<>>(threads);
+      team_benchmark("barrier", [barrier](unsigned) {
+        for (std::uint64_t i = 0; i < kSyncOperationsPerIteration; ++i) barrier->arrive_and_wait();
+      });
+      // All threads update one word (QSM's K term for fetch-add): atomic fetch-add.
+      auto word = std::make_shared<std::atomic<std::uint64_t>>(0);
+      team_benchmark("atomic_fetch_add", [word](unsigned) {
+        for (std::uint64_t i = 0; i < kSyncOperationsPerIteration; ++i) {
+          word->fetch_add(1, std::memory_order_relaxed);
+        }
+      });
+    }
+  }
+}
+
+nlohmann::json to_json(const OverheadSuitePlan& plan) {
+  return {{"parts", plan.parts},
+          {"skipped_parts", plan.skipped_parts},
+          {"thread_counts", plan.thread_counts},
+          {"pipe_message_bytes", plan.pipe_message_bytes},
+          {"repetitions", plan.repetitions},
+          {"min_time_seconds", plan.min_time_seconds}};
+}
+
+}  // namespace sonde::microbench

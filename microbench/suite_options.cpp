@@ -1,0 +1,66 @@
+#include "microbench/suite_options.hpp"
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+
+namespace sonde::microbench {
+namespace {
+
+double minimum(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
+double maximum(const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); }
+
+}  // namespace
+
+void add_common_options(CLI::App& app, CommonOptions& options) {
+  app.add_flag("--quick", options.quick, "Tiny sizes and few repetitions (for tests)");
+  app.add_option("--repetitions", options.repetitions,
+                 "Repetitions of each benchmark (default 5; 2 with --quick)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--min-time", options.min_time_seconds,
+                 "Minimum seconds per repetition (default: the suite's)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--part", options.parts, "Run only these parts (see --list-parts)")
+      ->delimiter(',');
+}
+
+std::vector<std::string> common_option_arguments(const CommonOptions& options) {
+  std::vector<std::string> args;
+  if (options.quick) args.push_back("--quick");
+  if (options.repetitions > 0) args.push_back(fmt::format("--repetitions={}", options.repetitions));
+  if (options.min_time_seconds > 0) {
+    args.push_back(fmt::format("--min-time={}", options.min_time_seconds));
+  }
+  return args;
+}
+
+std::vector<std::string> select_parts(const std::vector<std::string>& asked,
+                                      const std::vector<std::string>& available) {
+  for (const std::string& part : asked) {
+    if (std::find(available.begin(), available.end(), part) == available.end()) {
+      throw usage_error("--part", fmt::format("unknown part '{}'; the parts are {}", part,
+                                              fmt::join(available, ", ")));
+    }
+  }
+  if (asked.empty()) return available;
+  std::vector<std::string> selected;
+  for (const std::string& part : available) {
+    if (std::find(asked.begin(), asked.end(), part) != asked.end()) selected.push_back(part);
+  }
+  return selected;
+}
+
+benchmark::internal::Benchmark* with_statistics(benchmark::internal::Benchmark* b, int repetitions,
+                                                double min_time_seconds) {
+  return b->Repetitions(repetitions)
+      ->MinTime(min_time_seconds)
+      ->ComputeStatistics("min", minimum)
+      ->ComputeStatistics("max", maximum)
+      ->Unit(benchmark::kMicrosecond);
+}
+
+}  // namespace sonde::microbench

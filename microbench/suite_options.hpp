@@ -1,0 +1,37 @@
+// Options every benchmark program shares: quick mode, repetitions, time per repetition, parts.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+namespace sonde::microbench {
+
+struct CommonOptions {
+  bool quick = false;              // few iterations and repetitions: for tests
+  int repetitions = 0;             // 0: the suite's default (5; 2 in quick mode)
+  double min_time_seconds = 0;     // 0: the suite's default
+  std::vector<std::string> parts;  // empty: every part
+
+  int repetitions_or_default() const { return repetitions > 0 ? repetitions : (quick ? 2 : 5); }
+  double min_time_or(double normal, double quick_mode) const {
+    return min_time_seconds > 0 ? min_time_seconds : (quick ? quick_mode : normal);
+  }
+};
+
+void add_common_options(CLI::App& app, CommonOptions& options);
+std::vector<std::string> common_option_arguments(const CommonOptions& options);
+
+// The parts to run: all of `available` when none was asked for; a usage Error for an unknown one.
+std::vector<std::string> select_parts(const std::vector<std::string>& asked,
+                                      const std::vector<std::string>& available);
+
+// Repetitions with their median and spread (mean, median, stddev, cv, min, max), as every sonde
+// benchmark is configured.
+benchmark::internal::Benchmark* with_statistics(benchmark::internal::Benchmark* b, int repetitions,
+                                                double min_time_seconds);
+
+}  // namespace sonde::microbench

@@ -1,0 +1,78 @@
+#include "microbench/suite_program.hpp"
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "core/program.hpp"
+#include "core/version.hpp"
+#include "microbench/run_context.hpp"
+
+namespace sonde::microbench {
+
+int run_suite_program(const SuiteProgram& suite, int argc, char** argv) {
+  const std::vector<std::string> command_line(argv, argv + argc);
+  benchmark::Initialize(&argc, argv);  // takes the --benchmark_* flags out of argv
+  return run_program(suite.program.c_str(), [&]() -> int {
+    CLI::App app{suite.description, suite.program};
+    app.set_version_flag("--version", sonde::version);
+    suite.add_options(app);
+    std::string out;
+    bool progress = false, list_parts = false;
+    app.add_option("--out", out, "Write the results (Google Benchmark JSON) to this file, atomically");
+    app.add_flag("--progress", progress, "One line per benchmark on stderr instead of the table");
+    app.add_flag("--list-parts", list_parts, "Print the parts this machine would run and exit");
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      const int code = app.exit(e);
+      return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
+    }
+
+    const Topology topology = Topology::from_system();
+    const SuiteParts parts = suite.plan(topology);
+    for (const std::string& skipped : parts.skipped) {
+      fmt::print(stderr, "{}: skipped {}\n", suite.program, skipped);
+    }
+    if (list_parts) {
+      for (const std::string& part : parts.parts) fmt::print("{}\n", part);
+      return 0;
+    }
+    if (!out.empty()) {
+      // Fail now, not after minutes of measuring, when the result cannot be written.
+      const std::filesystem::path folder = std::filesystem::path(out).parent_path();
+      ensure_writable_folder(folder.empty() ? "." : folder);
+    }
+    topology.bind_current_thread_to_core(0);
+    const std::optional<CoreClock> clock = measure_core_clock();
+
+    ParamRegistry registry;
+    nlohmann::json context = make_run_context(suite.suite, topology, clock, command_line);
+    context[suite.suite + "_suite"] = suite.register_benchmarks(topology, clock, registry);
+    context["counters"] = {{"source", "none"},
+                           {"note", "hardware counters are not read by the suites yet"}};
+    add_to_benchmark_context(context);
+    if (progress) {
+      fmt::print(stderr, "{}: {} benchmarks in {}\n", suite.program, registry.size(),
+                 fmt::join(parts.parts, ", "));
+    }
+    OutputOptions output;
+    if (!out.empty()) output.out = out;
+    output.progress = progress;
+    output.headline_counters = suite.headline_counters;
+    const RunOutcome outcome = run_benchmarks(registry, context, output);
+    benchmark::Shutdown();
+    if (outcome.failed > 0) {
+      fmt::print(stderr, "{}: {} of {} benchmarks failed (see their error_message)\n", suite.program,
+                 outcome.failed, outcome.benchmarks);
+      return static_cast<int>(ExitCode::failure);
+    }
+    return 0;
+  });
+}
+
+}  // namespace sonde::microbench

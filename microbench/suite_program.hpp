@@ -1,0 +1,39 @@
+// The frame of every sonde benchmark program: Google Benchmark's flags, the suite's options, the
+// run context, --list-parts, --out (atomic) and --progress. A program supplies its suite.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "microbench/bench_output.hpp"
+#include "microbench/clock.hpp"
+#include "microbench/topology.hpp"
+
+namespace sonde::microbench {
+
+struct SuiteParts {
+  std::vector<std::string> parts;    // selected and runnable here
+  std::vector<std::string> skipped;  // "part: reason"
+};
+
+struct SuiteProgram {
+  std::string program;      // "sonde-bench-overhead"
+  std::string suite;        // "overhead": the context's suite name
+  std::string description;  // one line for --help
+  std::vector<std::string> headline_counters;
+  std::function<void(CLI::App&)> add_options;
+  // Checks the options against the machine (usage Errors) and says which parts run.
+  std::function<SuiteParts(const Topology&)> plan;
+  // Registers the benchmarks of the planned parts; returns what the context should say of the plan.
+  std::function<nlohmann::json(const Topology&, const std::optional<CoreClock>&, ParamRegistry&)>
+      register_benchmarks;
+};
+
+int run_suite_program(const SuiteProgram& suite, int argc, char** argv);
+
+}  // namespace sonde::microbench
