@@ -28,6 +28,7 @@ std::string headline(const benchmark::BenchmarkReporter::Run& run,
       return format_seconds(value) + " " + per;
     }
     if (name == "bytes_per_second") return format_bytes_per_second(value);
+    if (name == "flops_per_second") return fmt::format("{:.1f} Gflop/s", value / 1e9);
     return fmt::format("{} {:.4g}", name, value);
   }
   return format_seconds(run.GetAdjustedRealTime() /

@@ -1,0 +1,55 @@
+// Compute kernels: the peak floating-point rate with the widest fused multiply-add the CPU has,
+// and the per-operation costs of paper 004's kernel library (its training phase), which also
+// check paper 003's flop-counting rules (Table 1) on this machine.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace sonde::microbench {
+
+// ---- Peak rate ----
+
+struct FmaUnit {
+  std::string_view name;  // "avx512", "avx2-fma", "scalar-fma", "scalar"
+  unsigned vector_doubles;  // doubles per instruction
+  bool fused;               // one fused multiply-add, or a multiply and an add
+};
+
+// The units this CPU can run, widest first (detected at run time).
+std::vector<FmaUnit> available_fma_units();
+
+// Independent accumulators per peak kernel: enough to cover an FMA latency of 4 cycles on two
+// pipes (8 in flight) with room to spare.
+inline constexpr unsigned kPeakAccumulators = 12;
+
+// Runs `iterations` rounds of kPeakAccumulators independent a = a * m + c on `unit` and returns a
+// value that depends on all of them. Flops: iterations * kPeakAccumulators * vector_doubles * 2.
+double run_peak_kernel(const FmaUnit& unit, std::uint64_t iterations);
+
+// ---- Kernel library ----
+
+enum class Operation { add, multiply, divide, sqrt, exp, sin, int_to_double, indirect_call };
+
+struct OperationInfo {
+  Operation operation;
+  std::string_view name;
+  // Paper 003, Table 1: add, subtract, multiply 1; divide and square root 4; exp, sin 8; a type
+  // conversion 1. An indirect call is no floating-point operation (0).
+  unsigned paper003_flops;
+  std::string_view latency_chain;     // what one step of the dependent chain does
+  std::string_view throughput_chain;  // what each of the independent chains does
+};
+
+const std::vector<OperationInfo>& operations();
+
+// Independent chains in the throughput kernels.
+inline constexpr unsigned kThroughputChains = 8;
+
+// `steps` steps of one dependent chain (latency) or of kThroughputChains independent chains each
+// (throughput); returns a value that depends on every step.
+double run_latency_chain(Operation operation, std::uint64_t steps);
+double run_throughput_chains(Operation operation, std::uint64_t steps);
+
+}  // namespace sonde::microbench

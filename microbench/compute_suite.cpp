@@ -1,0 +1,142 @@
+#include "microbench/compute_suite.hpp"
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "microbench/compute_kernels.hpp"
+#include "microbench/thread_team.hpp"
+
+namespace sonde::microbench {
+namespace {
+
+using benchmark::Counter;
+
+// Rounds of the peak kernel per call: about 0.1 to 1 ms, long against starting the team.
+constexpr std::uint64_t kPeakIterationsPerCall = 200000;
+constexpr std::uint64_t kStepsPerIteration = 10000;
+
+struct alignas(64) PaddedResult {
+  double value = 0;
+};
+
+}  // namespace
+
+std::vector<std::string> compute_part_names() { return {"compute-peak", "compute-kernels"}; }
+
+ComputeSuitePlan plan_compute_suite(const CommonOptions& options, const Topology& topology) {
+  ComputeSuitePlan plan;
+  plan.repetitions = options.repetitions_or_default();
+  plan.min_time_seconds = options.min_time_or(0.05, 0.002);
+  plan.thread_counts = {1};
+  if (topology.cores() > 1) plan.thread_counts.push_back(topology.cores());
+  for (const FmaUnit& unit : available_fma_units()) plan.units.emplace_back(unit.name);
+  plan.parts = select_parts(options.parts, compute_part_names());
+  return plan;
+}
+
+void register_compute_suite(const ComputeSuitePlan& plan, const Topology& topology,
+                            const std::optional<CoreClock>& clock, ParamRegistry& registry) {
+  const auto selected = [&](const char* part) {
+    return std::find(plan.parts.begin(), plan.parts.end(), part) != plan.parts.end();
+  };
+  if (selected("compute-peak")) {
+    for (const FmaUnit& unit : available_fma_units()) {
+      for (unsigned threads : plan.thread_counts) {
+        std::vector<unsigned> cores(threads);
+        std::iota(cores.begin(), cores.end(), 0u);
+        const double flops_per_call = static_cast<double>(kPeakIterationsPerCall) *
+                                      kPeakAccumulators * unit.vector_doubles * 2;
+        const std::string name = fmt::format("compute.peak.{}/threads:{}", unit.name, threads);
+        auto run = [&topology, unit, cores, threads, flops_per_call, clock](benchmark::State& state) {
+          ThreadTeam team(topology, cores);
+          std::vector<PaddedResult> results(threads);
+          const auto work = [&](unsigned member) {
+            results[member].value = run_peak_kernel(unit, kPeakIterationsPerCall);
+          };
+          team.run(work);  // warm-up: the wide units of some CPUs start at a lower clock
+          for (auto _ : state) state.SetIterationTime(team.run_timed(work));
+          for (const PaddedResult& result : results) {
+            if (!std::isfinite(result.value) || result.value <= 0) {
+              state.SkipWithError("the peak kernel computed a wrong result");
+              return;
+            }
+          }
+          state.counters["flops_per_second"] =
+              Counter(flops_per_call * threads, Counter::kIsIterationInvariantRate);
+          if (clock) {
+            state.counters["flops_per_cycle_per_core"] =
+                Counter(flops_per_call / clock->hertz, Counter::kIsIterationInvariantRate);
+          }
+        };
+        with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
+                        plan.min_time_seconds)
+            ->UseManualTime();
+        registry.add(name, {{"suite", "compute"},
+                            {"part", "compute-peak"},
+                            {"kernel", "peak_fma"},
+                            {"unit", unit.name},
+                            {"vector_doubles", unit.vector_doubles},
+                            {"fused", unit.fused},
+                            {"accumulators", kPeakAccumulators},
+                            {"flops_per_instruction", unit.vector_doubles * 2},
+                            {"threads", threads},
+                            {"cores", cores}});
+      }
+    }
+  }
+  if (selected("compute-kernels")) {
+    for (const OperationInfo& info : operations()) {
+      for (const bool latency : {true, false}) {
+        const std::string mode = latency ? "latency" : "throughput";
+        const std::string name = fmt::format("compute.kernel.{}/{}", info.name, mode);
+        const double operations_per_iteration =
+            static_cast<double>(kStepsPerIteration) * (latency ? 1 : kThroughputChains);
+        auto run = [operation = info.operation, latency, operations_per_iteration,
+                    clock](benchmark::State& state) {
+          double result = 0;
+          for (auto _ : state) {
+            result = latency ? run_latency_chain(operation, kStepsPerIteration)
+                             : run_throughput_chains(operation, kStepsPerIteration);
+            benchmark::DoNotOptimize(result);
+          }
+          if (!std::isfinite(result)) {
+            state.SkipWithError("the chain left the finite numbers");
+            return;
+          }
+          const auto per_operation = Counter::kIsIterationInvariantRate | Counter::kInvert;
+          state.counters["seconds_per_operation"] = Counter(operations_per_iteration, per_operation);
+          if (clock) {
+            state.counters["cycles_per_operation"] =
+                Counter(operations_per_iteration / clock->hertz, per_operation);
+          }
+        };
+        with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
+                        plan.min_time_seconds)
+            ->UseRealTime();
+        registry.add(name, {{"suite", "compute"},
+                            {"part", "compute-kernels"},
+                            {"kernel", "operation"},
+                            {"operation", info.name},
+                            {"mode", mode},
+                            {"chain", latency ? info.latency_chain : info.throughput_chain},
+                            {"independent_chains", latency ? 1 : kThroughputChains},
+                            {"paper003_flops", info.paper003_flops},
+                            {"threads", 1},
+                            {"cores", {0}}});
+      }
+    }
+  }
+}
+
+nlohmann::json to_json(const ComputeSuitePlan& plan) {
+  return {{"parts", plan.parts},
+          {"thread_counts", plan.thread_counts},
+          {"fma_units", plan.units},
+          {"repetitions", plan.repetitions},
+          {"min_time_seconds", plan.min_time_seconds}};
+}
+
+}  // namespace sonde::microbench
