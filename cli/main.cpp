@@ -9,6 +9,7 @@
 #include "core/results.hpp"
 #include "core/version.hpp"
 #include "fit/memory_levels.hpp"
+#include "fit/suite_summaries.hpp"
 #include "microbench/characterize.hpp"
 #include "microbench/topology.hpp"
 
@@ -28,22 +29,33 @@ int topology_verb(const std::string& xml, const std::string& synthetic, bool jso
   return 0;
 }
 
-int characterize_verb(const sonde::microbench::CharacterizeOptions& options, bool json) {
+int characterize_verb(const sonde::microbench::CharacterizeOptions& options,
+                      const sonde::microbench::SuiteSelection& selection, bool json) {
   const Topology topology = Topology::from_system();
-  const auto outcome = sonde::microbench::characterize(options, topology);
+  const auto outcome =
+      sonde::microbench::characterize(options, sonde::microbench::plan_suites(selection, topology));
   std::vector<sonde::ResultFile> files;
   for (const auto& path : outcome.result_files) files.push_back(sonde::read_result_file(path));
-  const sonde::fit::MemorySummary summary = sonde::fit::summarize_memory(files);
+  const bool memory = sonde::fit::has_suite(files, "memory");
   if (json) {
-    nlohmann::json report = sonde::fit::to_json(summary);
-    report["run_folder"] = outcome.run_folder.string();
+    nlohmann::json report = {{"run_folder", outcome.run_folder.string()}};
+    if (memory) report["memory"] = sonde::fit::to_json(sonde::fit::summarize_memory(files));
+    for (const char* suite : {"overhead", "compute"}) {
+      if (sonde::fit::has_suite(files, suite)) {
+        report[suite] = sonde::fit::suite_summary_json(files, suite);
+      }
+    }
     std::cout << report.dump(2) << "\n";
-  } else {
-    std::cout << sonde::fit::format_memory_summary(summary)
-              << fmt::format("\nRaw results: {} ({} parts measured now, {} kept from before)\n",
-                             outcome.run_folder.string(), outcome.parts_measured,
-                             outcome.parts_kept);
+    return 0;
   }
+  if (memory) std::cout << sonde::fit::format_memory_summary(sonde::fit::summarize_memory(files));
+  if (sonde::fit::has_suite(files, "overhead")) {
+    std::cout << sonde::fit::format_overhead_summary(files);
+  }
+  if (sonde::fit::has_suite(files, "compute"))
+    std::cout << sonde::fit::format_compute_summary(files);
+  std::cout << fmt::format("\nRaw results: {} ({} parts measured now, {} kept from before)\n",
+                           outcome.run_folder.string(), outcome.parts_measured, outcome.parts_kept);
   return 0;
 }
 
@@ -72,7 +84,12 @@ int main(int argc, char** argv) {
     auto* characterize = app.add_subcommand(
         "characterize", "Run the microbenchmarks on this machine into results/<machine>/<run-id>/");
     sonde::microbench::CharacterizeOptions options;
-    sonde::microbench::add_memory_options(*characterize, options.memory);
+    sonde::microbench::SuiteSelection selection;
+    sonde::microbench::add_memory_options(*characterize, selection.memory);
+    characterize
+        ->add_option("--suite", selection.suites,
+                     "Run only these suites: memory, overhead, compute")
+        ->delimiter(',');
     std::string results_root = "results";
     bool characterize_json = false;
     characterize->add_option("--results", results_root, "Folder of raw results")
@@ -92,6 +109,6 @@ int main(int argc, char** argv) {
     }
     if (topology->parsed()) return topology_verb(xml, synthetic, topology_json);
     options.results_root = results_root;
-    return characterize_verb(options, characterize_json);
+    return characterize_verb(options, selection, characterize_json);
   });
 }

@@ -10,11 +10,14 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <map>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/results.hpp"
 #include "core/version.hpp"
+#include "microbench/compute_suite.hpp"
+#include "microbench/overhead_suite.hpp"
 #include "microbench/run_context.hpp"
 
 extern char** environ;
@@ -126,11 +129,78 @@ std::filesystem::path own_folder() {
   return exe.parent_path();
 }
 
-CharacterizeOutcome characterize(const CharacterizeOptions& options, const Topology& topology) {
-  const MemorySuitePlan plan = plan_memory_suite(options.memory, topology);
+std::vector<std::string> suite_names() { return {"memory", "overhead", "compute"}; }
+
+std::vector<SuiteRun> plan_suites(const SuiteSelection& selection, const Topology& topology) {
+  const std::vector<std::string> all = suite_names();
+  for (const std::string& suite : selection.suites) {
+    if (std::find(all.begin(), all.end(), suite) == all.end()) {
+      throw usage_error("--suite", fmt::format("unknown suite '{}'; the suites are {}", suite,
+                                               fmt::join(all, ", ")));
+    }
+  }
+  const auto wanted = [&](const std::string& suite) {
+    return selection.suites.empty() || std::find(selection.suites.begin(), selection.suites.end(),
+                                                 suite) != selection.suites.end();
+  };
+  // --part names parts of any suite; each suite gets its own.
+  MemorySuiteOptions memory = selection.memory;
+  memory.common.parts.clear();
+  const std::map<std::string, std::vector<std::string>> available{
+      {"memory", memory_part_names(plan_memory_suite(memory, topology))},
+      {"overhead", overhead_part_names()},
+      {"compute", compute_part_names()}};
+  const std::vector<std::string>& asked = selection.memory.common.parts;
+  std::vector<std::string> every_part;
+  for (const std::string& suite : all) {
+    if (wanted(suite))
+      every_part.insert(every_part.end(), available.at(suite).begin(), available.at(suite).end());
+  }
+  select_parts(asked, every_part);  // an unknown part is a usage error naming them all
+
+  std::vector<SuiteRun> runs;
+  for (const std::string& suite : all) {
+    if (!wanted(suite)) continue;
+    CommonOptions common = selection.memory.common;
+    common.parts.clear();
+    for (const std::string& part : asked) {
+      const auto& mine = available.at(suite);
+      if (std::find(mine.begin(), mine.end(), part) != mine.end()) common.parts.push_back(part);
+    }
+    if (!asked.empty() && common.parts.empty()) continue;
+    SuiteRun run;
+    run.suite = suite;
+    run.program = "sonde-bench-" + suite;
+    if (suite == "memory") {
+      MemorySuiteOptions options = selection.memory;
+      options.common = common;
+      const MemorySuitePlan plan = plan_memory_suite(options, topology);
+      options.common.parts.clear();
+      run.arguments = memory_option_arguments(options);
+      run.parts = plan.parts;
+      run.skipped_parts = plan.skipped_parts;
+    } else if (suite == "overhead") {
+      const OverheadSuitePlan plan = plan_overhead_suite(common, topology);
+      run.parts = plan.parts;
+      run.skipped_parts = plan.skipped_parts;
+    } else {
+      run.parts = plan_compute_suite(common, topology).parts;
+    }
+    if (suite != "memory") {
+      common.parts.clear();
+      run.arguments = common_option_arguments(common);
+    }
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+CharacterizeOutcome characterize(const CharacterizeOptions& options,
+                                 const std::vector<SuiteRun>& suites) {
   const std::string machine = folder_safe(options.machine.empty() ? host_name() : options.machine);
   const std::filesystem::path machine_folder = options.results_root / machine;
-  const std::vector<std::string> memory_args = memory_option_arguments(options.memory);
+  nlohmann::json arguments = nlohmann::json::object();
+  for (const SuiteRun& suite : suites) arguments[suite.suite] = suite.arguments;
 
   std::string run_id = options.run_id;
   if (options.resume && run_id.empty()) {
@@ -155,15 +225,13 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, const Topol
   std::error_code ec;
   if (std::filesystem::exists(manifest_path, ec)) {
     manifest = read_manifest(manifest_path);
-    if (manifest.value("memory_arguments", nlohmann::json()) != nlohmann::json(memory_args)) {
+    if (manifest.value("suite_arguments", nlohmann::json()) != arguments) {
       throw usage_error(
           "--resume",
-          fmt::format(
-              "run {} was started with the options [{}], not [{}]; give the "
-              "same options or start a new run",
-              run_id,
-              fmt::join(manifest.value("memory_arguments", std::vector<std::string>{}), " "),
-              fmt::join(memory_args, " ")));
+          fmt::format("run {} was started with the suites and options {}, not {}; "
+                      "give the same options or start a new run",
+                      run_id, manifest.value("suite_arguments", nlohmann::json()).dump(),
+                      arguments.dump()));
     }
     fmt::print(stderr, "sonde: continuing run {} in {}\n", run_id, outcome.run_folder.string());
   } else {
@@ -172,52 +240,65 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, const Topol
                 {"host", host_name()},
                 {"started_utc", utc_timestamp()},
                 {"sonde_version", sonde::version},
-                {"memory_arguments", memory_args},
+                {"suite_arguments", arguments},
                 {"complete", false}};
     fmt::print(stderr, "sonde: new run {} in {}\n", run_id, outcome.run_folder.string());
   }
-  manifest["parts"] = plan.parts;
-  manifest["skipped_parts"] = plan.skipped_parts;
+  std::vector<std::pair<const SuiteRun*, std::string>> parts;
+  nlohmann::json skipped = nlohmann::json::array();
+  for (const SuiteRun& suite : suites) {
+    for (const std::string& part : suite.parts) parts.emplace_back(&suite, part);
+    for (const std::string& reason : suite.skipped_parts) {
+      skipped.push_back(reason);
+      fmt::print(stderr, "sonde: skipped {}\n", reason);
+    }
+  }
+  nlohmann::json part_names = nlohmann::json::array();
+  for (const auto& [suite, part] : parts) part_names.push_back(part);
+  manifest["parts"] = part_names;
+  manifest["skipped_parts"] = skipped;
   write_file_atomically(manifest_path, manifest.dump(2) + "\n");
-  for (const std::string& skipped : plan.skipped_parts)
-    fmt::print(stderr, "sonde: skipped {}\n", skipped);
 
   const std::filesystem::path folder =
       options.programs_folder.empty() ? own_folder() : options.programs_folder;
-  const std::filesystem::path program = folder / "sonde-bench-memory";
-  if (::access(program.c_str(), X_OK) != 0) {
-    throw io_error(program.string(), "the memory benchmark program is missing or not executable");
+  for (const SuiteRun& suite : suites) {
+    if (::access((folder / suite.program).c_str(), X_OK) != 0) {
+      throw io_error((folder / suite.program).string(),
+                     "the benchmark program is missing or not executable");
+    }
   }
 
   SignalForwarding forwarding;
   g_signal = 0;
   std::vector<std::string> failed;
-  for (std::size_t i = 0; i < plan.parts.size(); ++i) {
-    const std::string& part = plan.parts[i];
-    const std::filesystem::path file = outcome.run_folder / fmt::format("memory-{}.json", part);
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const SuiteRun& suite = *parts[i].first;
+    const std::string& part = parts[i].second;
+    const std::filesystem::path file =
+        outcome.run_folder / fmt::format("{}-{}.json", suite.suite, part);
     outcome.result_files.push_back(file);
     if (is_whole_result(file)) {
-      fmt::print(stderr, "sonde: [{}/{}] {}: kept from before\n", i + 1, plan.parts.size(), part);
+      fmt::print(stderr, "sonde: [{}/{}] {}: kept from before\n", i + 1, parts.size(), part);
       ++outcome.parts_kept;
       continue;
     }
-    fmt::print(stderr, "sonde: [{}/{}] {}\n", i + 1, plan.parts.size(), part);
-    std::vector<std::string> argv{program.string()};
-    argv.insert(argv.end(), memory_args.begin(), memory_args.end());
+    fmt::print(stderr, "sonde: [{}/{}] {}\n", i + 1, parts.size(), part);
+    std::vector<std::string> argv{(folder / suite.program).string()};
+    argv.insert(argv.end(), suite.arguments.begin(), suite.arguments.end());
     argv.insert(argv.end(), {"--part=" + part, "--out=" + file.string(), "--progress"});
     const ChildExit exit = run_child(argv);
     if (g_signal != 0 || (exit.signaled && (exit.code == SIGINT || exit.code == SIGTERM))) {
       throw Error(ExitCode::interrupted, "sonde characterize",
-                  fmt::format("interrupted during part {}; the {} finished parts are kept in {}; "
+                  fmt::format("interrupted during part {}; the finished parts are kept in {}; "
                               "continue with: sonde characterize --resume (and the same options)",
-                              part, i, outcome.run_folder.string()));
+                              part, outcome.run_folder.string()));
     }
     if (exit.signaled || exit.code != 0) {
       // A part that failed keeps its file for inspection under another name and runs again on
       // --resume.
       if (std::filesystem::exists(file, ec)) {
         std::filesystem::rename(
-            file, outcome.run_folder / fmt::format("memory-{}.failed.json", part), ec);
+            file, outcome.run_folder / fmt::format("{}-{}.failed.json", suite.suite, part), ec);
       }
       failed.push_back(exit.signaled ? fmt::format("{} (killed by signal {})", part, exit.code)
                                      : fmt::format("{} (exit {})", part, exit.code));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "microbench/memory_suite.hpp"
+#include "microbench/suite_options.hpp"
 #include "microbench/topology.hpp"
 
 namespace sonde::microbench {
@@ -17,9 +18,28 @@ struct CharacterizeOptions {
   std::string machine;  // default: this host's name
   std::string run_id;   // default: a new UTC time stamp; the id of an unfinished run resumes it
   bool resume = false;  // continue the newest unfinished run of this machine
-  MemorySuiteOptions memory;
   std::filesystem::path programs_folder;  // where sonde-bench-* are; default: beside this program
 };
+
+// One suite of a run: its program, the options it was given and the parts it will run.
+struct SuiteRun {
+  std::string suite;    // "memory": its files are memory-<part>.json
+  std::string program;  // "sonde-bench-memory"
+  std::vector<std::string> arguments;
+  std::vector<std::string> parts;
+  std::vector<std::string> skipped_parts;
+};
+
+// What `sonde characterize` was asked to run.
+struct SuiteSelection {
+  MemorySuiteOptions memory;        // its `common` options (quick, repetitions, parts) apply to all
+  std::vector<std::string> suites;  // empty: every suite
+};
+
+std::vector<std::string> suite_names();  // "memory", "overhead", "compute"
+
+// Checks the selection against the machine (usage Errors naming the option) and plans each suite.
+std::vector<SuiteRun> plan_suites(const SuiteSelection& selection, const Topology& topology);
 
 struct CharacterizeOutcome {
   std::filesystem::path run_folder;
@@ -31,7 +51,8 @@ struct CharacterizeOutcome {
 // Throws a usage Error for options that conflict with the run being resumed, an io Error for an
 // unwritable results folder (before anything runs), an Error with ExitCode::interrupted when a
 // signal stopped it, and a failure Error naming the parts that failed.
-CharacterizeOutcome characterize(const CharacterizeOptions& options, const Topology& topology);
+CharacterizeOutcome characterize(const CharacterizeOptions& options,
+                                 const std::vector<SuiteRun>& suites);
 
 // The folder of the running program (/proc/self/exe), where the benchmark programs are installed.
 std::filesystem::path own_folder();

@@ -145,7 +145,8 @@ double run_latency_chain(Operation operation, std::uint64_t steps) {
       for (std::uint64_t i = 0; i < steps; ++i) x = std::sin(x) + c;
       break;
     case Operation::int_to_double:
-      for (std::uint64_t i = 0; i < steps; ++i) x = static_cast<double>(static_cast<std::int64_t>(x) + 1);
+      for (std::uint64_t i = 0; i < steps; ++i)
+        x = static_cast<double>(static_cast<std::int64_t>(x) + 1);
       break;
     case Operation::indirect_call:
       for (std::uint64_t i = 0; i < steps; ++i) x = g_indirect(x);

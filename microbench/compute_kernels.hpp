@@ -12,7 +12,7 @@ namespace sonde::microbench {
 // ---- Peak rate ----
 
 struct FmaUnit {
-  std::string_view name;  // "avx512", "avx2-fma", "scalar-fma", "scalar"
+  std::string_view name;    // "avx512", "avx2-fma", "scalar-fma", "scalar"
   unsigned vector_doubles;  // doubles per instruction
   bool fused;               // one fused multiply-add, or a multiply and an add
 };

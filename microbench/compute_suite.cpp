@@ -24,7 +24,7 @@ struct alignas(64) PaddedResult {
 
 }  // namespace
 
-std::vector<std::string> compute_part_names() { return {"compute-peak", "compute-kernels"}; }
+std::vector<std::string> compute_part_names() { return {"peak", "kernels"}; }
 
 ComputeSuitePlan plan_compute_suite(const CommonOptions& options, const Topology& topology) {
   ComputeSuitePlan plan;
@@ -42,7 +42,7 @@ void register_compute_suite(const ComputeSuitePlan& plan, const Topology& topolo
   const auto selected = [&](const char* part) {
     return std::find(plan.parts.begin(), plan.parts.end(), part) != plan.parts.end();
   };
-  if (selected("compute-peak")) {
+  if (selected("peak")) {
     for (const FmaUnit& unit : available_fma_units()) {
       for (unsigned threads : plan.thread_counts) {
         std::vector<unsigned> cores(threads);
@@ -50,7 +50,8 @@ void register_compute_suite(const ComputeSuitePlan& plan, const Topology& topolo
         const double flops_per_call = static_cast<double>(kPeakIterationsPerCall) *
                                       kPeakAccumulators * unit.vector_doubles * 2;
         const std::string name = fmt::format("compute.peak.{}/threads:{}", unit.name, threads);
-        auto run = [&topology, unit, cores, threads, flops_per_call, clock](benchmark::State& state) {
+        auto run = [&topology, unit, cores, threads, flops_per_call,
+                    clock](benchmark::State& state) {
           ThreadTeam team(topology, cores);
           std::vector<PaddedResult> results(threads);
           const auto work = [&](unsigned member) {
@@ -75,7 +76,7 @@ void register_compute_suite(const ComputeSuitePlan& plan, const Topology& topolo
                         plan.min_time_seconds)
             ->UseManualTime();
         registry.add(name, {{"suite", "compute"},
-                            {"part", "compute-peak"},
+                            {"part", "peak"},
                             {"kernel", "peak_fma"},
                             {"unit", unit.name},
                             {"vector_doubles", unit.vector_doubles},
@@ -87,7 +88,7 @@ void register_compute_suite(const ComputeSuitePlan& plan, const Topology& topolo
       }
     }
   }
-  if (selected("compute-kernels")) {
+  if (selected("kernels")) {
     for (const OperationInfo& info : operations()) {
       for (const bool latency : {true, false}) {
         const std::string mode = latency ? "latency" : "throughput";
@@ -107,7 +108,8 @@ void register_compute_suite(const ComputeSuitePlan& plan, const Topology& topolo
             return;
           }
           const auto per_operation = Counter::kIsIterationInvariantRate | Counter::kInvert;
-          state.counters["seconds_per_operation"] = Counter(operations_per_iteration, per_operation);
+          state.counters["seconds_per_operation"] =
+              Counter(operations_per_iteration, per_operation);
           if (clock) {
             state.counters["cycles_per_operation"] =
                 Counter(operations_per_iteration / clock->hertz, per_operation);
@@ -117,7 +119,7 @@ void register_compute_suite(const ComputeSuitePlan& plan, const Topology& topolo
                         plan.min_time_seconds)
             ->UseRealTime();
         registry.add(name, {{"suite", "compute"},
-                            {"part", "compute-kernels"},
+                            {"part", "kernels"},
                             {"kernel", "operation"},
                             {"operation", info.name},
                             {"mode", mode},

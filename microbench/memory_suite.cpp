@@ -427,7 +427,8 @@ std::vector<std::string> memory_option_arguments(const MemorySuiteOptions& optio
   if (!options.max_working_set.empty()) {
     args.push_back("--max-working-set=" + options.max_working_set);
   }
-  if (!options.sizes.empty()) args.push_back(fmt::format("--sizes={}", fmt::join(options.sizes, ",")));
+  if (!options.sizes.empty())
+    args.push_back(fmt::format("--sizes={}", fmt::join(options.sizes, ",")));
   if (!options.threads.empty()) {
     args.push_back(fmt::format("--threads={}", fmt::join(options.threads, ",")));
   }

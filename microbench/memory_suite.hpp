@@ -18,12 +18,12 @@
 namespace sonde::microbench {
 
 struct MemorySuiteOptions {
-  CommonOptions common;                // quick, repetitions (5), min time (0.03 s), parts
+  CommonOptions common;  // quick, repetitions (5), min time (0.03 s), parts
   std::string min_working_set = "4KiB";
-  std::string max_working_set;         // empty: 8 times the last-level cache
-  std::vector<std::string> sizes;      // exact working sets instead of the sweep
-  std::vector<std::string> threads;    // thread counts, "all" for every core; empty: 1 and all
-  std::uint64_t seed = 20261121;       // for the chase permutations
+  std::string max_working_set;       // empty: 8 times the last-level cache
+  std::vector<std::string> sizes;    // exact working sets instead of the sweep
+  std::vector<std::string> threads;  // thread counts, "all" for every core; empty: 1 and all
+  std::uint64_t seed = 20261121;     // for the chase permutations
 };
 
 // Adds the suite's options to a command line (the benchmark program's and `sonde characterize`).

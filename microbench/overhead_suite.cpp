@@ -73,7 +73,8 @@ class PipePartner {
       }
       std::vector<char> reply(reply_bytes, 'r');
       char request = 0;
-      while (read_all(requests_[0], &request, 1)) write_all(replies_[1], reply.data(), reply.size());
+      while (read_all(requests_[0], &request, 1))
+        write_all(replies_[1], reply.data(), reply.size());
       ::_exit(0);
     }
     ::close(requests_[0]);
@@ -117,9 +118,7 @@ void add_cycles(benchmark::State& state, const std::optional<CoreClock>& clock,
 
 }  // namespace
 
-std::vector<std::string> overhead_part_names() {
-  return {"overhead-process", "overhead-pipe", "overhead-sync"};
-}
+std::vector<std::string> overhead_part_names() { return {"process", "pipe", "sync"}; }
 
 OverheadSuitePlan plan_overhead_suite(const CommonOptions& options, const Topology& topology) {
   OverheadSuitePlan plan;
@@ -146,7 +145,7 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
     registry.add(name, std::move(params));
   };
 
-  if (selected("overhead-process")) {
+  if (selected("process")) {
     // Paper 003, Table 2, "Process Creation": fork an empty child that exits at once, and wait.
     add("overhead.process.fork_exit_wait",
         [clock](benchmark::State& state) {
@@ -162,7 +161,7 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
           state.counters["seconds_per_operation"] = Counter(1, kPerOperation);
           add_cycles(state, clock, "seconds_per_operation", 1);
         },
-        {{"part", "overhead-process"}, {"operation", "fork_exit_wait"}, {"paper003", "Table 2"}});
+        {{"part", "process"}, {"operation", "fork_exit_wait"}, {"paper003", "Table 2"}});
     // Table 3, "Create a Thread": start a thread that does nothing, and join it.
     add("overhead.process.thread_create_join",
         [clock](benchmark::State& state) {
@@ -173,10 +172,10 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
           state.counters["seconds_per_operation"] = Counter(1, kPerOperation);
           add_cycles(state, clock, "seconds_per_operation", 1);
         },
-        {{"part", "overhead-process"}, {"operation", "thread_create_join"}, {"paper003", "Table 3"}});
+        {{"part", "process"}, {"operation", "thread_create_join"}, {"paper003", "Table 3"}});
   }
 
-  if (selected("overhead-pipe")) {
+  if (selected("pipe")) {
     // Table 2, "Context Switching": two processes on ONE core pass a token through two pipes, so
     // every pass is a switch; a round trip is two switches.
     add("overhead.pipe.context_switch",
@@ -194,7 +193,9 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
           state.counters["seconds_per_round_trip"] = Counter(1, kPerOperation);
           add_cycles(state, clock, "seconds_per_switch", 2);
         },
-        {{"part", "overhead-pipe"}, {"operation", "context_switch"}, {"cores", {0, 0}},
+        {{"part", "pipe"},
+         {"operation", "context_switch"},
+         {"cores", {0, 0}},
          {"paper003", "Table 2"}});
     if (plan.two_cores) {
       // Table 2, "Pipe Latency": the same token passing between two cores; the latency is half
@@ -214,8 +215,11 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
             state.counters["seconds_per_round_trip"] = Counter(1, kPerOperation);
             add_cycles(state, clock, "seconds_per_message", 2);
           },
-          {{"part", "overhead-pipe"}, {"operation", "pipe_latency"}, {"cores", {0, 1}},
-           {"message_bytes", 1}, {"paper003", "Table 2"}});
+          {{"part", "pipe"},
+           {"operation", "pipe_latency"},
+           {"cores", {0, 1}},
+           {"message_bytes", 1},
+           {"paper003", "Table 2"}});
       // Table 2, "Pipe Bandwidth": a large message from one process to another on another core.
       const std::uint64_t bytes = plan.pipe_message_bytes;
       add("overhead.pipe.bandwidth",
@@ -236,12 +240,15 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
             state.counters["bytes_per_second"] =
                 Counter(static_cast<double>(bytes), Counter::kIsIterationInvariantRate);
           },
-          {{"part", "overhead-pipe"}, {"operation", "pipe_bandwidth"}, {"cores", {0, 1}},
-           {"message_bytes", bytes}, {"paper003", "Table 2"}});
+          {{"part", "pipe"},
+           {"operation", "pipe_bandwidth"},
+           {"cores", {0, 1}},
+           {"message_bytes", bytes},
+           {"paper003", "Table 2"}});
     }
   }
 
-  if (selected("overhead-sync")) {
+  if (selected("sync")) {
     // Table 3, "Thread Level Lock", uncontended: one thread locks and unlocks.
     add("overhead.sync.mutex_uncontended",
         [clock](benchmark::State& state) {
@@ -256,7 +263,7 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
           state.counters["seconds_per_operation"] = Counter(1, kPerOperation);
           add_cycles(state, clock, "seconds_per_operation", 1);
         },
-        {{"part", "overhead-sync"}, {"operation", "mutex_lock_unlock"}, {"threads", 1}});
+        {{"part", "sync"}, {"operation", "mutex_lock_unlock"}, {"threads", 1}});
     for (unsigned threads : plan.thread_counts) {
       const std::vector<unsigned> cores = first_cores(threads);
       const auto team_benchmark = [&, cores, threads](const std::string& operation, auto body) {
@@ -278,7 +285,7 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
                         plan.min_time_seconds)
             ->UseManualTime();
         registry.add(name, {{"suite", "overhead"},
-                            {"part", "overhead-sync"},
+                            {"part", "sync"},
                             {"operation", operation},
                             {"threads", threads},
                             {"cores", cores},

@@ -23,7 +23,8 @@ int run_suite_program(const SuiteProgram& suite, int argc, char** argv) {
     suite.add_options(app);
     std::string out;
     bool progress = false, list_parts = false;
-    app.add_option("--out", out, "Write the results (Google Benchmark JSON) to this file, atomically");
+    app.add_option("--out", out,
+                   "Write the results (Google Benchmark JSON) to this file, atomically");
     app.add_flag("--progress", progress, "One line per benchmark on stderr instead of the table");
     app.add_flag("--list-parts", list_parts, "Print the parts this machine would run and exit");
     try {
@@ -67,8 +68,8 @@ int run_suite_program(const SuiteProgram& suite, int argc, char** argv) {
     const RunOutcome outcome = run_benchmarks(registry, context, output);
     benchmark::Shutdown();
     if (outcome.failed > 0) {
-      fmt::print(stderr, "{}: {} of {} benchmarks failed (see their error_message)\n", suite.program,
-                 outcome.failed, outcome.benchmarks);
+      fmt::print(stderr, "{}: {} of {} benchmarks failed (see their error_message)\n",
+                 suite.program, outcome.failed, outcome.benchmarks);
       return static_cast<int>(ExitCode::failure);
     }
     return 0;

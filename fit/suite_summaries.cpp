@@ -1,0 +1,144 @@
+#include "fit/suite_summaries.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "core/units.hpp"
+
+namespace sonde::fit {
+namespace {
+
+const std::vector<std::string>& overhead_counters() {
+  static const std::vector<std::string> counters{"seconds_per_switch", "seconds_per_message",
+                                                 "seconds_per_operation", "bytes_per_second"};
+  return counters;
+}
+
+const std::vector<std::string>& compute_counters() {
+  static const std::vector<std::string> counters{"flops_per_second", "seconds_per_operation"};
+  return counters;
+}
+
+std::string value_text(const std::string& counter, double value) {
+  if (counter == "bytes_per_second") return format_bytes_per_second(value);
+  if (counter == "flops_per_second") return fmt::format("{:.1f} Gflop/s", value / 1e9);
+  return format_seconds(value);
+}
+
+// The registered name: the run name without Google Benchmark's suffixes (/repeats:, /real_time).
+std::string registered_name(const std::string& run_name) {
+  std::string name = run_name;
+  for (const char* suffix : {"/manual_time", "/real_time"}) {
+    if (const auto at = name.find(suffix); at != std::string::npos) name.erase(at);
+  }
+  for (const char* field : {"/repeats:", "/min_time:"}) {
+    if (const auto at = name.find(field); at != std::string::npos) name.erase(at);
+  }
+  return name;
+}
+
+}  // namespace
+
+bool has_suite(const std::vector<ResultFile>& files, const std::string& suite) {
+  return std::any_of(files.begin(), files.end(), [&](const ResultFile& file) {
+    return file.context.contains("sonde") && file.context["sonde"].value("suite", "") == suite;
+  });
+}
+
+std::vector<SummaryRow> summary_rows(const std::vector<ResultFile>& files, const std::string& suite,
+                                     const std::vector<std::string>& counters) {
+  std::vector<SummaryRow> rows;
+  std::map<std::string, std::size_t> index;
+  for (const ResultFile& file : files) {
+    if (file.sonde_context().value("suite", "") != suite) continue;
+    for (const BenchmarkRecord& record : file.benchmarks) {
+      if (record.run_type != "aggregate" || !record.error_message.empty()) continue;
+      const auto found = std::find_if(counters.begin(), counters.end(), [&](const std::string& c) {
+        return record.counter(c).has_value();
+      });
+      if (found == counters.end()) continue;
+      auto [it, inserted] = index.try_emplace(record.run_name, rows.size());
+      if (inserted) {
+        rows.push_back({registered_name(record.run_name), record.params, *found});
+      }
+      SummaryRow& row = rows[it->second];
+      const double value = *record.counter(row.counter);
+      if (record.aggregate_name == "median") row.median = value;
+      if (record.aggregate_name == "min") row.min = value;
+      if (record.aggregate_name == "max") row.max = value;
+      if (record.aggregate_name == "cv") row.cv = value;
+    }
+  }
+  return rows;
+}
+
+std::string format_overhead_summary(const std::vector<ResultFile>& files) {
+  std::string text =
+      "\nOverheads (paper 003, Tables 2 and 3): median over repetitions [min - max]\n";
+  text += fmt::format("{:<44} {:>12}  {}\n", "benchmark", "median", "spread");
+  for (const SummaryRow& row : summary_rows(files, "overhead", overhead_counters())) {
+    std::string what =
+        row.counter == "bytes_per_second" ? "" : row.counter.substr(row.counter.find('_') + 1);
+    std::replace(what.begin(), what.end(), '_', ' ');
+    text +=
+        fmt::format("{:<44} {:>12}  [{} - {}] {}\n", row.name, value_text(row.counter, row.median),
+                    value_text(row.counter, row.min), value_text(row.counter, row.max), what);
+  }
+  return text;
+}
+
+std::string format_compute_summary(const std::vector<ResultFile>& files) {
+  const std::vector<SummaryRow> rows = summary_rows(files, "compute", compute_counters());
+  std::string text = "\nPeak floating-point rate (fused multiply-add, independent accumulators)\n";
+  text += fmt::format("{:<12} {:>8} {:>16} {:>16}\n", "unit", "threads", "median", "[min - max]");
+  for (const SummaryRow& row : rows) {
+    if (row.counter != "flops_per_second") continue;
+    text += fmt::format("{:<12} {:>8} {:>16} [{:.1f} - {:.1f}]\n", row.params.value("unit", ""),
+                        row.params.value("threads", 0), value_text(row.counter, row.median),
+                        row.min / 1e9, row.max / 1e9);
+  }
+  // Paper 004's kernel library; the add's throughput is the unit of paper 003's flop count.
+  std::map<std::string, std::map<std::string, double>> seconds;  // operation -> mode -> s
+  std::map<std::string, unsigned> rule;
+  for (const SummaryRow& row : rows) {
+    if (row.counter != "seconds_per_operation") continue;
+    const std::string operation = row.params.value("operation", "");
+    seconds[operation][row.params.value("mode", "")] = row.median;
+    rule[operation] = row.params.value("paper003_flops", 0u);
+  }
+  if (seconds.empty()) return text;
+  const double add = seconds.count("add") ? seconds["add"]["throughput"] : 0;
+  text +=
+      "\nKernel library (one thread; latency: one dependent chain; throughput: 8 independent)\n";
+  text += fmt::format("{:<15} {:>12} {:>12} {:>16} {:>16}\n", "operation", "latency", "throughput",
+                      "adds (measured)", "flops (paper 003)");
+  for (const auto& [operation, modes] : seconds) {
+    const double throughput = modes.count("throughput") ? modes.at("throughput") : 0;
+    const std::string in_adds =
+        add > 0 && throughput > 0 ? fmt::format("{:.1f}", throughput / add) : std::string("-");
+    text += fmt::format("{:<15} {:>12} {:>12} {:>16} {:>16}\n", operation,
+                        modes.count("latency") ? format_seconds(modes.at("latency")) : "-",
+                        throughput > 0 ? format_seconds(throughput) : "-", in_adds,
+                        rule[operation] > 0 ? std::to_string(rule[operation]) : "-");
+  }
+  return text;
+}
+
+nlohmann::json suite_summary_json(const std::vector<ResultFile>& files, const std::string& suite) {
+  nlohmann::json rows = nlohmann::json::array();
+  const auto& counters = suite == "compute" ? compute_counters() : overhead_counters();
+  for (const SummaryRow& row : summary_rows(files, suite, counters)) {
+    rows.push_back({{"name", row.name},
+                    {"params", row.params},
+                    {"counter", row.counter},
+                    {"median", row.median},
+                    {"min", row.min},
+                    {"max", row.max},
+                    {"cv", row.cv}});
+  }
+  return rows;
+}
+
+}  // namespace sonde::fit

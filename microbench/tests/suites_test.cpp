@@ -1,0 +1,122 @@
+// The overhead and compute suites' plans and kernels, and how `characterize` routes suites and
+// parts.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "core/error.hpp"
+#include "microbench/characterize.hpp"
+#include "microbench/compute_kernels.hpp"
+#include "microbench/compute_suite.hpp"
+#include "microbench/overhead_suite.hpp"
+
+namespace sonde::microbench {
+namespace {
+
+constexpr const char* kBigMachine =
+    "pack:2 numa:2(memory=68719476736) l3:4(size=33554432) l2:4(size=1048576) "
+    "l1d:1(size=49152) core:1 pu:2";
+
+TEST(KernelLibrary, FollowsPaper003FlopRules) {
+  // Paper 003, Table 1: +, -, * count 1; divide and sqrt 4; exp and sin 8; a conversion 1.
+  std::map<std::string_view, unsigned> rule;
+  for (const OperationInfo& info : operations()) rule[info.name] = info.paper003_flops;
+  EXPECT_EQ(rule.at("add"), 1u);
+  EXPECT_EQ(rule.at("multiply"), 1u);
+  EXPECT_EQ(rule.at("divide"), 4u);
+  EXPECT_EQ(rule.at("sqrt"), 4u);
+  EXPECT_EQ(rule.at("exp"), 8u);
+  EXPECT_EQ(rule.at("sin"), 8u);
+  EXPECT_EQ(rule.at("int_to_double"), 1u);
+  EXPECT_EQ(operations().size(), 8u);
+}
+
+TEST(KernelLibrary, ChainsComputeWhatTheySay) {
+  EXPECT_NEAR(run_latency_chain(Operation::add, 1000), 0.5 + 1000 * 1e-9, 1e-12);
+  EXPECT_DOUBLE_EQ(run_latency_chain(Operation::divide, 1000), 0.5);  // c / (c / x) = x
+  EXPECT_DOUBLE_EQ(run_latency_chain(Operation::int_to_double, 1000), 1000.0);
+  EXPECT_DOUBLE_EQ(run_latency_chain(Operation::indirect_call, 1000), 1000.5);
+  // exp(-x) converges to the omega constant, sin(x) + 1 to its fixed point near 1.935.
+  EXPECT_NEAR(run_latency_chain(Operation::exp, 1000), 0.567143290409784, 1e-12);
+  const double s = run_latency_chain(Operation::sin, 1000);
+  EXPECT_NEAR(s, std::sin(s) + 1.0, 1e-9);
+  double expected = 0;
+  for (unsigned k = 0; k < kThroughputChains; ++k) expected += 0.5 + 0.01 * k + 1000;
+  EXPECT_NEAR(run_throughput_chains(Operation::indirect_call, 1000), expected, 1e-9);
+}
+
+TEST(PeakKernel, EveryUnitComputesTheSameRecurrence) {
+  const std::vector<FmaUnit> units = available_fma_units();
+  ASSERT_FALSE(units.empty());
+  EXPECT_EQ(units.back().name, "scalar") << "the portable unit is always there";
+  for (const FmaUnit& unit : units) {
+    // Accumulator j starts at 1 + j in every lane: the sum is lanes * 78 before any round.
+    EXPECT_DOUBLE_EQ(run_peak_kernel(unit, 0), unit.vector_doubles * 78.0) << unit.name;
+    const double one_round = unit.vector_doubles * (78.0 * 0.999999 + 12 * 1e-6);
+    EXPECT_NEAR(run_peak_kernel(unit, 1), one_round, 1e-12 * one_round) << unit.name;
+    EXPECT_TRUE(std::isfinite(run_peak_kernel(unit, 100000))) << unit.name;
+  }
+}
+
+TEST(OverheadPlan, ThreadCountsDoubleUpToAllCores) {
+  const OverheadSuitePlan big = plan_overhead_suite({}, Topology::from_synthetic(kBigMachine));
+  EXPECT_EQ(big.thread_counts, (std::vector<unsigned>{1, 2, 4, 8, 16, 32, 64}));
+  EXPECT_EQ(big.parts, (std::vector<std::string>{"process", "pipe", "sync"}));
+  EXPECT_TRUE(big.two_cores);
+  CommonOptions quick;
+  quick.quick = true;
+  quick.parts = {"sync"};
+  const OverheadSuitePlan small =
+      plan_overhead_suite(quick, Topology::from_synthetic("core:3 pu:1"));
+  EXPECT_EQ(small.thread_counts, (std::vector<unsigned>{1, 2, 3}));
+  EXPECT_EQ(small.parts, std::vector<std::string>{"sync"});
+  EXPECT_EQ(small.repetitions, 2);
+}
+
+TEST(PlanSuites, PartsPickTheirSuites) {
+  const Topology topology = Topology::from_synthetic(kBigMachine);
+  SuiteSelection selection;
+  EXPECT_EQ(plan_suites(selection, topology).size(), 3u);
+
+  selection.memory.common.parts = {"stride", "sync"};
+  const std::vector<SuiteRun> runs = plan_suites(selection, topology);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].suite, "memory");
+  EXPECT_EQ(runs[0].parts, std::vector<std::string>{"stride"});
+  EXPECT_EQ(runs[0].program, "sonde-bench-memory");
+  EXPECT_EQ(runs[1].suite, "overhead");
+  EXPECT_EQ(runs[1].parts, std::vector<std::string>{"sync"});
+  for (const SuiteRun& run : runs) {
+    for (const std::string& argument : run.arguments) {
+      EXPECT_EQ(argument.rfind("--part", 0), std::string::npos) << "parts go per invocation";
+    }
+  }
+
+  selection.memory.common.parts = {};
+  selection.suites = {"compute"};
+  ASSERT_EQ(plan_suites(selection, topology).size(), 1u);
+  EXPECT_EQ(plan_suites(selection, topology)[0].parts,
+            (std::vector<std::string>{"peak", "kernels"}));
+}
+
+TEST(PlanSuites, UnknownSuitesAndPartsAreUsageErrors) {
+  const Topology topology = Topology::from_synthetic(kBigMachine);
+  SuiteSelection selection;
+  selection.suites = {"network"};
+  EXPECT_THROW(plan_suites(selection, topology), Error);
+  selection.suites = {"compute"};
+  selection.memory.common.parts = {"stride"};  // a memory part, but memory is not selected
+  try {
+    plan_suites(selection, topology);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+    EXPECT_NE(std::string(e.what()).find("unknown part 'stride'; the parts are peak, kernels"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace sonde::microbench
