@@ -11,6 +11,7 @@
 #include <barrier>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <mutex>
 #include <numeric>
 #include <thread>
@@ -116,6 +117,14 @@ void add_cycles(benchmark::State& state, const std::optional<CoreClock>& clock,
   }
 }
 
+// The parent's resident memory: fork copies its page tables, so its cost grows with it.
+double resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  double pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return resident * static_cast<double>(::sysconf(_SC_PAGESIZE));
+}
+
 }  // namespace
 
 std::vector<std::string> overhead_part_names() { return {"process", "pipe", "sync"}; }
@@ -124,6 +133,10 @@ OverheadSuitePlan plan_overhead_suite(const CommonOptions& options, const Topolo
   OverheadSuitePlan plan;
   plan.repetitions = options.repetitions_or_default();
   plan.min_time_seconds = options.min_time_or(0.05, 0.002);
+  // Waking a process on another core got slower the longer the exchange ran on this VM (33 us a
+  // round trip over 1000 exchanges, 49 us over 100000: the host adapts its idle polling), so the
+  // pipe benchmarks run long enough to reach that steady state, as perf bench sched pipe does.
+  plan.pipe_min_time_seconds = options.min_time_or(0.5, 0.002);
   plan.two_cores = topology.cores() >= 2;
   plan.pipe_message_bytes = options.quick ? (256u << 10) : (16u << 20);
   for (unsigned t = 1; t < topology.cores(); t *= 2) plan.thread_counts.push_back(t);
@@ -138,8 +151,9 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
     return std::find(plan.parts.begin(), plan.parts.end(), part) != plan.parts.end();
   };
   const auto add = [&](const std::string& name, auto run, nlohmann::json params) {
+    const bool pipe = params.value("part", "") == "pipe";
     with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
-                    plan.min_time_seconds)
+                    pipe ? plan.pipe_min_time_seconds : plan.min_time_seconds)
         ->UseRealTime();
     params["suite"] = "overhead";
     registry.add(name, std::move(params));
@@ -160,6 +174,7 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
           }
           state.counters["seconds_per_operation"] = Counter(1, kPerOperation);
           add_cycles(state, clock, "seconds_per_operation", 1);
+          state.counters["parent_resident_bytes"] = resident_bytes();
         },
         {{"part", "process"}, {"operation", "fork_exit_wait"}, {"paper003", "Table 2"}});
     // Table 3, "Create a Thread": start a thread that does nothing, and join it.
@@ -321,6 +336,7 @@ nlohmann::json to_json(const OverheadSuitePlan& plan) {
           {"skipped_parts", plan.skipped_parts},
           {"thread_counts", plan.thread_counts},
           {"pipe_message_bytes", plan.pipe_message_bytes},
+          {"pipe_min_time_seconds", plan.pipe_min_time_seconds},
           {"repetitions", plan.repetitions},
           {"min_time_seconds", plan.min_time_seconds}};
 }

@@ -25,6 +25,7 @@ struct OverheadSuitePlan {
   std::uint64_t pipe_message_bytes = 0;
   int repetitions = 0;
   double min_time_seconds = 0;
+  double pipe_min_time_seconds = 0;
   bool two_cores = false;  // pipe latency and bandwidth need a second core
 };
 

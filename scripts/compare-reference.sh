@@ -9,7 +9,11 @@
 #              Debian), at one size per level, pattern for pattern with 4 KiB pages: random over the
 #              whole working set, and random within each page; lmbench's own bit-reversed layout is
 #              shown beside them for context.
-# Environment: ROUNDS (5), L1_BYTES, L2_BYTES, L3_BYTES, DRAM_BYTES (defaults from hwloc: a third
+#   overheads: `perf bench sched pipe` (Debian's linux-perf) pinned to one core against sonde's
+#              context switch, and across two cores against sonde's pipe latency.
+#   peak rate: likwid-bench's peakflops kernels (FMA, AVX-512 and AVX) against sonde's peak FMA
+#              kernels, 1 thread and all cores.
+# Environment: SECTIONS (memory,overhead,compute), ROUNDS (5), L1_BYTES, L2_BYTES, L3_BYTES, DRAM_BYTES (defaults from hwloc: a third
 # of L1d, a quarter of L2, twice L2, eight times the whole last level).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +25,8 @@ mkdir -p build/reference
 gcc -O2 -std=c11 -Wall -Wextra -o build/reference/lat_mem_rd_like scripts/reference/lat_mem_rd_like.c
 
 rounds=${ROUNDS:-5}
+sections=${SECTIONS:-memory,overhead,compute}
+want() { [[ ",$sections," == *",$1,"* ]]; }
 read -r line l1d l2d llc < <(build/release/bin/sonde topology --json | python3 -c '
 import json, sys
 caches = [c for c in json.load(sys.stdin)["caches"] if c["kind"] != "instruction"]
@@ -36,10 +42,13 @@ grep -q avx512f /proc/cpuinfo && suffix="_avx512" || { grep -q ' avx ' /proc/cpu
 out="results/reference/$(hostname)-$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$out"
 bench=build/release/bin/sonde-bench-memory
+bench_overhead=build/release/bin/sonde-bench-overhead
+bench_compute=build/release/bin/sonde-bench-compute
 echo "compare-reference: sizes L1 $l1, L2 $l2, L3 $l3, DRAM $dram bytes; $rounds rounds; into $out" >&2
 
 for round in $(seq "$rounds"); do
   echo "compare-reference: round $round of $rounds" >&2
+  if want memory; then
   taskset -c 0 build/reference/lat_mem_rd_like -l "$line" "$l1" "$l2" "$l3" "$dram" \
     >"$out/ref-latency-lmbench-$round.txt"
   taskset -c 0 build/reference/lat_mem_rd_like -r -l "$line" "$l1" "$l2" "$l3" "$dram" \
@@ -59,9 +68,81 @@ for round in $(seq "$rounds"); do
         --out "$out/sonde-bandwidth-$kernel-t$threads-$round.json" 2>/dev/null >/dev/null
     done
   done
+  fi
+  if want overhead; then
+  taskset -c 0 perf bench sched pipe -l 100000 >"$out/perf-pipe-one-core-$round.txt" 2>&1
+  [ "$cores" -gt 1 ] && taskset -c 0,1 perf bench sched pipe -l 20000 >"$out/perf-pipe-two-cores-$round.txt" 2>&1
+  "$bench_overhead" --part pipe --out "$out/sonde-overhead-$round.json" 2>/dev/null >/dev/null
+  fi
+  if want compute; then
+  for threads in 1 "$cores"; do
+    for unit in avx512 avx; do
+      grep -q "${unit/avx512/avx512f}" /proc/cpuinfo || continue
+      likwid-bench -t "peakflops_${unit}_fma" -w "S0:24kB:$threads" >"$out/likwid-peak-$unit-t$threads-$round.txt" 2>&1
+    done
+  done
+  "$bench_compute" --part peak --out "$out/sonde-peak-$round.json" 2>/dev/null >/dev/null
+  fi
 done
 
-python3 - "$out" "$rounds" "$cores" "$l1" "$l2" "$l3" "$dram" <<'PY' | tee "$out/comparison.md"
+if want overhead || want compute; then
+python3 - "$out" "$rounds" "$cores" <<'PY' | tee "$out/comparison-overhead-compute.md"
+import glob, json, re, statistics, sys
+out, rounds, cores = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+med = statistics.median
+ok = True
+
+def perf(pattern):
+    values = []
+    for path in glob.glob(f"{out}/{pattern}"):
+        m = re.search(r"([0-9.]+) usecs/op", open(path).read())
+        if m: values.append(float(m.group(1)))
+    return values
+
+def sonde(pattern, select, counter):
+    values = []
+    for path in glob.glob(f"{out}/{pattern}"):
+        for b in json.load(open(path))["benchmarks"]:
+            if b.get("aggregate_name") == "median" and select(b["params"]):
+                values.append(b[counter])
+    return values
+
+print("\n| overhead | sonde us | perf bench sched pipe us | sonde / perf |")
+print("|---|---|---|---|")
+rows = [("context switch (round trip, one core)", "perf-pipe-one-core-*.txt", "context_switch")]
+if cores > 1:
+    rows.append(("pipe round trip (two cores)", "perf-pipe-two-cores-*.txt", "pipe_latency"))
+for label, pattern, operation in rows:
+    if not glob.glob(f"{out}/{pattern}"): continue
+    s = med(sonde("sonde-overhead-*.json", lambda p: p["operation"] == operation,
+                  "seconds_per_round_trip")) * 1e6
+    r = med(perf(pattern))
+    within = abs(s / r - 1) <= 0.10
+    ok &= within
+    print(f"| {label} | {s:.2f} | {r:.2f} | {s / r:.3f}{'' if within else ' (outside 10%)'} |")
+
+print("\n| peak rate | threads | sonde Gflop/s | likwid-bench Gflop/s | sonde / likwid |")
+print("|---|---|---|---|---|")
+for unit, sonde_unit in [("avx512", "avx512"), ("avx", "avx2-fma")]:
+    for threads in sorted({1, cores}):
+        ref = []
+        for path in glob.glob(f"{out}/likwid-peak-{unit}-t{threads}-*.txt"):
+            m = re.search(r"^MFlops/s:\s+([0-9.]+)", open(path).read(), re.M)
+            if m: ref.append(float(m.group(1)) / 1e3)
+        mine = sonde("sonde-peak-*.json", lambda p: p["unit"] == sonde_unit and p["threads"] == threads,
+                     "flops_per_second")
+        if not ref or not mine: continue
+        s, r = med(mine) / 1e9, med(ref)
+        within = abs(s / r - 1) <= 0.10
+        ok &= within
+        print(f"| {sonde_unit} vs peakflops_{unit}_fma | {threads} | {s:.1f} | {r:.1f} | {s / r:.3f}{'' if within else ' (outside 10%)'} |")
+print("\nall criteria met" if ok else "\nsome criteria NOT met (see the marked rows)")
+PY
+
+fi
+
+if want memory; then
+python3 - "$out" "$rounds" "$cores" "$l1" "$l2" "$l3" "$dram" <<'PY' | tee "$out/comparison-memory.md"
 import glob, json, re, statistics, sys
 out, rounds, cores = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 sizes = dict(zip(["L1", "L2", "L3", "DRAM"], map(int, sys.argv[4:8])))
@@ -115,3 +196,4 @@ for kernel, likwid in [("copy", "copy"), ("triad", "stream"), ("write", "store")
         print(f"| {kernel} vs {likwid} | {threads} | {s:.1f} | {r:.1f} | {s / r:.3f}{'' if good or not need else ' (below 95%)'} |")
 print("\nall criteria met" if ok else "\nsome criteria NOT met (see the marked rows)")
 PY
+fi

@@ -2,7 +2,8 @@
 # Installs what sonde needs from Debian's packages; does nothing when all of it is there.
 #   scripts/install-deps.sh               build, test and run dependencies
 #   scripts/install-deps.sh --reference   also the independent tools that scripts/compare-reference.sh
-#                                         measures sonde against (likwid, python3 for its table)
+#                                         measures sonde against (likwid, linux-perf; python3 for
+#                                         its tables)
 set -euo pipefail
 
 packages=(
@@ -16,7 +17,7 @@ packages=(
   clang-format
 )
 if [[ "${1:-}" == "--reference" ]]; then
-  packages+=(likwid python3)
+  packages+=(likwid linux-perf python3)
 elif [[ $# -gt 0 ]]; then
   echo "usage: $0 [--reference]" >&2
   exit 2
