@@ -40,7 +40,7 @@ int characterize_verb(const sonde::microbench::CharacterizeOptions& options,
   if (json) {
     nlohmann::json report = {{"run_folder", outcome.run_folder.string()}};
     if (memory) report["memory"] = sonde::fit::to_json(sonde::fit::summarize_memory(files));
-    for (const char* suite : {"overhead", "compute"}) {
+    for (const char* suite : {"contention", "overhead", "compute"}) {
       if (sonde::fit::has_suite(files, suite)) {
         report[suite] = sonde::fit::suite_summary_json(files, suite);
       }
@@ -49,6 +49,9 @@ int characterize_verb(const sonde::microbench::CharacterizeOptions& options,
     return 0;
   }
   if (memory) std::cout << sonde::fit::format_memory_summary(sonde::fit::summarize_memory(files));
+  if (sonde::fit::has_suite(files, "contention")) {
+    std::cout << sonde::fit::format_contention_summary(files);
+  }
   if (sonde::fit::has_suite(files, "overhead")) {
     std::cout << sonde::fit::format_overhead_summary(files);
   }
@@ -88,7 +91,7 @@ int main(int argc, char** argv) {
     sonde::microbench::add_memory_options(*characterize, selection.memory);
     characterize
         ->add_option("--suite", selection.suites,
-                     "Run only these suites: memory, overhead, compute")
+                     "Run only these suites: memory, contention, overhead, compute")
         ->delimiter(',');
     std::string results_root = "results";
     bool characterize_json = false;

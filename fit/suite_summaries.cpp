@@ -16,6 +16,12 @@ const std::vector<std::string>& overhead_counters() {
   return counters;
 }
 
+const std::vector<std::string>& contention_counters() {
+  static const std::vector<std::string> counters{"seconds_per_access", "seconds_per_operation",
+                                                 "seconds_per_load"};
+  return counters;
+}
+
 const std::vector<std::string>& compute_counters() {
   static const std::vector<std::string> counters{"flops_per_second", "seconds_per_operation"};
   return counters;
@@ -74,6 +80,49 @@ std::vector<SummaryRow> summary_rows(const std::vector<ResultFile>& files, const
   return rows;
 }
 
+std::string format_contention_summary(const std::vector<ResultFile>& files) {
+  const std::vector<SummaryRow> rows = summary_rows(files, "contention", contention_counters());
+  // Paper 002's experiments as a table: one row per px.<level>.<access><sharing>, one column per
+  // stride, nanoseconds per access seen by one thread.
+  std::vector<unsigned> strides;
+  std::map<std::string, std::map<unsigned, double>> table;
+  std::vector<std::string> order;
+  for (const SummaryRow& row : rows) {
+    if (row.counter != "seconds_per_access") continue;
+    const auto& p = row.params;
+    const unsigned stride = p.value("stride_words", 0u);
+    if (std::find(strides.begin(), strides.end(), stride) == strides.end())
+      strides.push_back(stride);
+    const std::string key =
+        fmt::format("p{}.{}.{}{}", p.value("threads", 0u), p.value("level_target", ""),
+                    p.value("access", "") == "store" ? 'S' : 'L',
+                    p.value("sharing", "") == "concurrent" ? 'C' : 'E');
+    if (!table.count(key)) order.push_back(key);
+    table[key][stride] = row.median;
+  }
+  std::sort(strides.begin(), strides.end());
+  std::string text =
+      "\nContention (paper 002, Table 1): ns per access seen by one thread, by stride in words\n";
+  text += fmt::format("{:<16}", "experiment");
+  for (unsigned stride : strides) text += fmt::format(" {:>7}", fmt::format("s{}", stride));
+  text += "\n";
+  for (const std::string& key : order) {
+    text += fmt::format("{:<16}", key);
+    for (unsigned stride : strides) {
+      const auto it = table[key].find(stride);
+      text += it == table[key].end() ? fmt::format(" {:>7}", "-")
+                                     : fmt::format(" {:>7.2f}", it->second * 1e9);
+    }
+    text += "\n";
+  }
+  for (const SummaryRow& row : rows) {
+    if (row.counter == "seconds_per_access") continue;
+    text += fmt::format("{:<44} {:>12}  [{} - {}]\n", row.name, value_text(row.counter, row.median),
+                        value_text(row.counter, row.min), value_text(row.counter, row.max));
+  }
+  return text;
+}
+
 std::string format_overhead_summary(const std::vector<ResultFile>& files) {
   std::string text =
       "\nOverheads (paper 003, Tables 2 and 3): median over repetitions [min - max]\n";
@@ -128,7 +177,9 @@ std::string format_compute_summary(const std::vector<ResultFile>& files) {
 
 nlohmann::json suite_summary_json(const std::vector<ResultFile>& files, const std::string& suite) {
   nlohmann::json rows = nlohmann::json::array();
-  const auto& counters = suite == "compute" ? compute_counters() : overhead_counters();
+  const auto& counters = suite == "compute"      ? compute_counters()
+                         : suite == "contention" ? contention_counters()
+                                                 : overhead_counters();
   for (const SummaryRow& row : summary_rows(files, suite, counters)) {
     rows.push_back({{"name", row.name},
                     {"params", row.params},

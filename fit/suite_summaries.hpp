@@ -29,6 +29,7 @@ struct SummaryRow {
 std::vector<SummaryRow> summary_rows(const std::vector<ResultFile>& files, const std::string& suite,
                                      const std::vector<std::string>& counters);
 
+std::string format_contention_summary(const std::vector<ResultFile>& files);
 std::string format_overhead_summary(const std::vector<ResultFile>& files);
 std::string format_compute_summary(const std::vector<ResultFile>& files);
 nlohmann::json suite_summary_json(const std::vector<ResultFile>& files, const std::string& suite);

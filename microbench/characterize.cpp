@@ -17,6 +17,7 @@
 #include "core/results.hpp"
 #include "core/version.hpp"
 #include "microbench/compute_suite.hpp"
+#include "microbench/contention_suite.hpp"
 #include "microbench/overhead_suite.hpp"
 #include "microbench/run_context.hpp"
 
@@ -129,7 +130,7 @@ std::filesystem::path own_folder() {
   return exe.parent_path();
 }
 
-std::vector<std::string> suite_names() { return {"memory", "overhead", "compute"}; }
+std::vector<std::string> suite_names() { return {"memory", "contention", "overhead", "compute"}; }
 
 std::vector<SuiteRun> plan_suites(const SuiteSelection& selection, const Topology& topology) {
   const std::vector<std::string> all = suite_names();
@@ -148,6 +149,7 @@ std::vector<SuiteRun> plan_suites(const SuiteSelection& selection, const Topolog
   memory.common.parts.clear();
   const std::map<std::string, std::vector<std::string>> available{
       {"memory", memory_part_names(plan_memory_suite(memory, topology))},
+      {"contention", contention_part_names()},
       {"overhead", overhead_part_names()},
       {"compute", compute_part_names()}};
   const std::vector<std::string>& asked = selection.memory.common.parts;
@@ -177,6 +179,10 @@ std::vector<SuiteRun> plan_suites(const SuiteSelection& selection, const Topolog
       const MemorySuitePlan plan = plan_memory_suite(options, topology);
       options.common.parts.clear();
       run.arguments = memory_option_arguments(options);
+      run.parts = plan.parts;
+      run.skipped_parts = plan.skipped_parts;
+    } else if (suite == "contention") {
+      const ContentionSuitePlan plan = plan_contention_suite(common, topology);
       run.parts = plan.parts;
       run.skipped_parts = plan.skipped_parts;
     } else if (suite == "overhead") {

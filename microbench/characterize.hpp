@@ -36,7 +36,7 @@ struct SuiteSelection {
   std::vector<std::string> suites;  // empty: every suite
 };
 
-std::vector<std::string> suite_names();  // "memory", "overhead", "compute"
+std::vector<std::string> suite_names();  // "memory", "contention", "overhead", "compute"
 
 // Checks the selection against the machine (usage Errors naming the option) and plans each suite.
 std::vector<SuiteRun> plan_suites(const SuiteSelection& selection, const Topology& topology);

@@ -62,21 +62,6 @@ void triad_kernel(double* __restrict a, const double* __restrict b, const double
   for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + scalar * c[i];
 }
 
-double strided_read_kernel(const double* a, std::size_t n, std::size_t stride) {
-  // Eight accumulators: at stride 1 from L1 the loads, not the add latency, should set the time.
-  constexpr std::size_t kLanes = 8;
-  std::array<double, kLanes> sums{};
-  std::size_t i = 0;
-  const std::size_t block = kLanes * stride;
-  for (; i + block <= n; i += block) {
-    for (std::size_t j = 0; j < kLanes; ++j) sums[j] += a[i + j * stride];
-  }
-  double total = 0;
-  for (; i < n; i += stride) total += a[i];
-  for (double s : sums) total += s;
-  return total;
-}
-
 const void* chase(const void* start, std::size_t steps) {
   const void* p = start;
   std::size_t i = 0;

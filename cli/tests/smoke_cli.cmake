@@ -32,7 +32,8 @@ endif()
 set(common --quick --results ${WORK}/results --machine smoke)
 run_ok(${SONDE} characterize ${common} --run-id first)
 if(NOT out MATCHES "Load-to-use latency" OR NOT out MATCHES "Bandwidth with 1 thread"
-   OR NOT out MATCHES "Overheads" OR NOT out MATCHES "Kernel library")
+   OR NOT out MATCHES "Overheads" OR NOT out MATCHES "Kernel library"
+   OR NOT out MATCHES "Contention \\(paper 002")
   message(FATAL_ERROR "characterize printed no summary:\n${out}")
 endif()
 file(GLOB parts ${WORK}/results/smoke/first/memory-*.json)

@@ -105,6 +105,14 @@ TEST(StreamKernels, StridedReadTouchesEveryStrideThWord) {
   }
 }
 
+TEST(StreamKernels, StridedWriteTouchesEveryStrideThWordOnly) {
+  for (std::size_t stride : {1u, 3u, 32u, 256u}) {
+    std::vector<double> a(1000, 0.0);
+    strided_write_kernel(a.data(), a.size(), stride, 2.0);
+    for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], i % stride == 0 ? 2.0 : 0.0) << i;
+  }
+}
+
 TEST(StreamKernels, TrafficTableMatchesTheFormulas) {
   EXPECT_EQ(traffic_of(StreamKernel::read).bytes_per_element(), 8u);
   EXPECT_EQ(traffic_of(StreamKernel::write).bytes_per_element(), 8u);

@@ -9,6 +9,7 @@
 #include "microbench/characterize.hpp"
 #include "microbench/compute_kernels.hpp"
 #include "microbench/compute_suite.hpp"
+#include "microbench/contention_suite.hpp"
 #include "microbench/overhead_suite.hpp"
 
 namespace sonde::microbench {
@@ -74,10 +75,47 @@ TEST(OverheadPlan, ThreadCountsDoubleUpToAllCores) {
   EXPECT_EQ(small.repetitions, 2);
 }
 
+TEST(Contention, ExperimentsAreNamedInPaper002Style) {
+  EXPECT_EQ(experiment_code({1, 1, "l1", false, false}), "p1.s1.l1.LE");
+  EXPECT_EQ(experiment_code({8, 256, "dram", true, true}), "p8.s256.dram.SC");
+  EXPECT_EQ(experiment_code({2, 32, "l2", true, false}), "p2.s32.l2.SE");
+}
+
+TEST(Contention, SubArraysAreSizedForTheirLevel) {
+  const Topology vm = Topology::from_xml_file("microbench/tests/fixtures/amd-epyc-2core-vm.xml");
+  EXPECT_EQ(sub_array_bytes(vm, "l1", 2, false), 24u << 10);  // half of a private L1
+  EXPECT_EQ(sub_array_bytes(vm, "l2", 1, true), 512u << 10);
+  EXPECT_EQ(sub_array_bytes(vm, "l3", 1, false), 16u << 20);  // the shared L3: half of it
+  EXPECT_EQ(sub_array_bytes(vm, "l3", 2, false), 8u << 20);   // split between two threads
+  EXPECT_EQ(sub_array_bytes(vm, "l3", 2, true), 16u << 20);   // one array for both
+  EXPECT_EQ(sub_array_bytes(vm, "dram", 2, false), 64u << 20);
+  EXPECT_EQ(sub_array_bytes(vm, "dram", 2, true), 128u << 20);
+  // 64 threads reach all sixteen 32 MiB slices of the big machine.
+  const Topology big = Topology::from_synthetic(kBigMachine);
+  EXPECT_EQ(sub_array_bytes(big, "l3", 64, true), 256u << 20);
+  EXPECT_EQ(sub_array_bytes(big, "l3", 4, false), 4u << 20);
+  EXPECT_THROW(sub_array_bytes(big, "l7", 1, false), Error);
+}
+
+TEST(Contention, PlanCoversTable1AndSaysWhatItSkips) {
+  const ContentionSuitePlan plan = plan_contention_suite({}, Topology::from_synthetic(kBigMachine));
+  EXPECT_EQ(plan.strides, (std::vector<unsigned>{1, 2, 4, 8, 16, 32, 64, 128, 256}));
+  EXPECT_EQ(plan.levels, (std::vector<std::string>{"l1", "l2", "l3", "dram"}));
+  EXPECT_EQ(plan.thread_counts, (std::vector<unsigned>{1, 2, 4, 8, 16, 32, 64}));
+  EXPECT_EQ(plan.parts,
+            (std::vector<std::string>{"access", "one-word", "false-sharing", "coherence"}));
+  const ContentionSuitePlan one =
+      plan_contention_suite({}, Topology::from_synthetic("core:1 pu:1"));
+  EXPECT_EQ(one.parts, (std::vector<std::string>{"access", "one-word"}));
+  EXPECT_NE(std::find(one.skipped_parts.begin(), one.skipped_parts.end(),
+                      "numa: one NUMA node, no remote memory to measure"),
+            one.skipped_parts.end());
+}
+
 TEST(PlanSuites, PartsPickTheirSuites) {
   const Topology topology = Topology::from_synthetic(kBigMachine);
   SuiteSelection selection;
-  EXPECT_EQ(plan_suites(selection, topology).size(), 3u);
+  EXPECT_EQ(plan_suites(selection, topology).size(), 4u);
 
   selection.memory.common.parts = {"stride", "sync"};
   const std::vector<SuiteRun> runs = plan_suites(selection, topology);

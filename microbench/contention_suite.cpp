@@ -1,0 +1,415 @@
+#include "microbench/contention_suite.hpp"
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <numeric>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include "core/error.hpp"
+#include "microbench/memory_kernels.hpp"
+#include "microbench/page_buffer.hpp"
+#include "microbench/thread_team.hpp"
+
+namespace sonde::microbench {
+namespace {
+
+using benchmark::Counter;
+
+// Accesses each thread makes per timed iteration, at least: starting the team is then below 1%.
+constexpr std::uint64_t kAccessesPerThread = 1 << 16;
+constexpr std::uint64_t kWordOperationsPerThread = 20000;
+// The working set of the coherence experiments: 64 KiB, 1024 lines, in any core's L2.
+constexpr std::size_t kCoherenceBytes = 64 << 10;
+
+std::vector<unsigned> first_cores(unsigned count) {
+  std::vector<unsigned> cores(count);
+  std::iota(cores.begin(), cores.end(), 0u);
+  return cores;
+}
+
+struct alignas(64) PaddedSum {
+  double value = 0;
+};
+
+struct alignas(64) PaddedWord {
+  std::atomic<std::uint64_t> value{0};
+};
+
+void add_per_access(benchmark::State& state, const std::optional<CoreClock>& clock,
+                    const char* name, double accesses) {
+  const auto flags = Counter::kIsIterationInvariantRate | Counter::kInvert;
+  state.counters[std::string("seconds_per_") + name] = Counter(accesses, flags);
+  if (clock)
+    state.counters[std::string("cycles_per_") + name] = Counter(accesses / clock->hertz, flags);
+}
+
+// Evicts a buffer from every cache of the machine (x86's clflush is coherent); elsewhere there is
+// no portable way, and the "memory" baseline says so in its parameters.
+bool flush_from_caches(const char* data, std::size_t bytes, std::size_t line) {
+#if defined(__x86_64__)
+  for (std::size_t i = 0; i < bytes; i += line) _mm_clflush(data + i);
+  _mm_mfence();
+  return true;
+#else
+  (void)data, (void)bytes, (void)line;
+  return false;
+#endif
+}
+
+void register_access(const ContentionSuitePlan& plan, const Topology& topology,
+                     const std::optional<CoreClock>& clock, ParamRegistry& registry) {
+  for (unsigned threads : plan.thread_counts) {
+    for (const std::string& level : plan.levels) {
+      for (const bool store : {false, true}) {
+        for (const bool concurrent : {false, true}) {
+          if (threads == 1 && concurrent) continue;  // one thread: exclusive and concurrent agree
+          for (unsigned stride : plan.strides) {
+            const AccessExperiment experiment{threads, stride, level, store, concurrent};
+            const std::string code = experiment_code(experiment);
+            const std::uint64_t bytes = sub_array_bytes(topology, level, threads, concurrent);
+            const std::size_t n = bytes / 8;
+            const std::size_t touched = (n + stride - 1) / stride;
+            const std::size_t passes = std::max<std::size_t>(1, kAccessesPerThread / touched);
+            const std::vector<unsigned> cores = first_cores(threads);
+            const std::string name = "contention/" + code;
+            auto run = [&topology, cores, threads, n, stride, touched, passes, store, concurrent,
+                        clock](benchmark::State& state) {
+              ThreadTeam team(topology, cores);
+              const std::size_t arrays = concurrent ? 1 : threads;
+              PageBuffer buffer(arrays * n * 8, PagePolicy::base);
+              auto* base = static_cast<double*>(buffer.data());
+              std::vector<PaddedSum> sums(threads);
+              const auto array_of = [&](unsigned member) {
+                return concurrent ? base : base + member * n;
+              };
+              // Each thread first touches its own sub-array (the first thread the shared one).
+              team.run([&](unsigned member) {
+                if (!concurrent || member == 0)
+                  std::fill(array_of(member), array_of(member) + n, 1.0);
+              });
+              const auto work = [&](unsigned member) {
+                double* a = array_of(member);
+                for (std::size_t pass = 0; pass < passes; ++pass) {
+                  if (store) {
+                    strided_write_kernel(a, n, stride, 1.0);
+                  } else {
+                    sums[member].value = strided_read_kernel(a, n, stride);
+                  }
+                  benchmark::ClobberMemory();
+                }
+              };
+              team.run(work);  // warm-up: the sub-arrays in their level
+              for (auto _ : state) state.SetIterationTime(team.run_timed(work));
+              if (!store) {
+                for (const PaddedSum& sum : sums) {
+                  if (sum.value != static_cast<double>(touched)) {
+                    state.SkipWithError("the strided loads computed a wrong sum");
+                    return;
+                  }
+                }
+              }
+              add_per_access(state, clock, "access", static_cast<double>(touched * passes));
+            };
+            with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
+                            plan.min_time_seconds)
+                ->UseManualTime();
+            registry.add(name, {{"suite", "contention"},
+                                {"part", "access"},
+                                {"kernel", store ? "strided_write" : "strided_read"},
+                                {"experiment", code},
+                                {"threads", threads},
+                                {"cores", cores},
+                                {"stride_words", stride},
+                                {"word_bytes", 8},
+                                {"level_target", level},
+                                {"access", store ? "store" : "load"},
+                                {"sharing", concurrent ? "concurrent" : "exclusive"},
+                                {"sub_array_bytes", bytes},
+                                {"accesses_per_pass", touched},
+                                {"page_policy", "base"}});
+          }
+        }
+      }
+    }
+  }
+}
+
+void register_one_word(const ContentionSuitePlan& plan, const Topology& topology,
+                       const std::optional<CoreClock>& clock, ParamRegistry& registry) {
+  for (unsigned threads : plan.thread_counts) {
+    for (const char* operation : {"load", "store", "fetch_add"}) {
+      const std::vector<unsigned> cores = first_cores(threads);
+      const std::string op = operation;
+      const std::string name = fmt::format("contention.one_word.{}/threads:{}", op, threads);
+      auto run = [&topology, cores, threads, op, clock](benchmark::State& state) {
+        ThreadTeam team(topology, cores);
+        PaddedWord word;
+        std::vector<PaddedSum> sums(threads);
+        std::uint64_t calls = 0;
+        const auto work = [&](unsigned member) {
+          if (op == "load") {
+            std::uint64_t sum = 0;
+            for (std::uint64_t i = 0; i < kWordOperationsPerThread; ++i) {
+              sum += word.value.load(std::memory_order_relaxed);
+            }
+            sums[member].value = static_cast<double>(sum);
+          } else if (op == "store") {
+            for (std::uint64_t i = 0; i < kWordOperationsPerThread; ++i) {
+              word.value.store(i, std::memory_order_relaxed);
+            }
+          } else {
+            for (std::uint64_t i = 0; i < kWordOperationsPerThread; ++i) {
+              word.value.fetch_add(1, std::memory_order_relaxed);
+            }
+          }
+        };
+        team.run(work);
+        ++calls;
+        for (auto _ : state) {
+          state.SetIterationTime(team.run_timed(work));
+          ++calls;
+        }
+        if (op == "fetch_add" && word.value.load() != calls * threads * kWordOperationsPerThread) {
+          state.SkipWithError("fetch_add lost updates");
+          return;
+        }
+        add_per_access(state, clock, "operation", static_cast<double>(kWordOperationsPerThread));
+      };
+      with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
+                      plan.min_time_seconds)
+          ->UseManualTime();
+      registry.add(name, {{"suite", "contention"},
+                          {"part", "one-word"},
+                          {"kernel", "one_word"},
+                          {"operation", op},
+                          {"threads", threads},
+                          {"cores", cores},
+                          {"experiment", fmt::format("p{}.one_word.{}", threads, op)}});
+    }
+  }
+}
+
+void register_false_sharing(const ContentionSuitePlan& plan, const Topology& topology,
+                            const std::optional<CoreClock>& clock, ParamRegistry& registry) {
+  const unsigned threads = plan.thread_counts.back();
+  if (threads < 2) return;
+  const std::vector<unsigned> cores = first_cores(threads);
+  for (const bool padded : {false, true}) {
+    const std::string layout = padded ? "padded" : "same_line";
+    const std::string name = fmt::format("contention.false_sharing.{}/threads:{}", layout, threads);
+    auto run = [&topology, cores, threads, padded, clock](benchmark::State& state) {
+      ThreadTeam team(topology, cores);
+      // Same line: eight 8-byte words in each 64-byte line, one per thread. Padded: a line each.
+      std::vector<PaddedWord> lines(threads);
+      struct alignas(64) Line {
+        std::atomic<std::uint64_t> words[8];
+      };
+      std::vector<Line> shared((threads + 7) / 8);
+      for (Line& line : shared) {
+        for (auto& word : line.words) word.store(0);
+      }
+      const auto counter = [&](unsigned member) -> std::atomic<std::uint64_t>& {
+        return padded ? lines[member].value : shared[member / 8].words[member % 8];
+      };
+      // A plain load and store, no atomic read-modify-write: the cost is the line moving between
+      // the cores that write it.
+      const auto work = [&](unsigned member) {
+        std::atomic<std::uint64_t>& word = counter(member);
+        for (std::uint64_t i = 0; i < kWordOperationsPerThread; ++i) {
+          word.store(word.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+        }
+      };
+      team.run(work);
+      std::uint64_t calls = 1;
+      for (auto _ : state) {
+        state.SetIterationTime(team.run_timed(work));
+        ++calls;
+      }
+      for (unsigned member = 0; member < threads; ++member) {
+        if (counter(member).load() != calls * kWordOperationsPerThread) {
+          state.SkipWithError("a thread's counter is wrong");
+          return;
+        }
+      }
+      add_per_access(state, clock, "operation", static_cast<double>(kWordOperationsPerThread));
+    };
+    with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
+                    plan.min_time_seconds)
+        ->UseManualTime();
+    registry.add(name, {{"suite", "contention"},
+                        {"part", "false-sharing"},
+                        {"kernel", "increment_own_word"},
+                        {"layout", layout},
+                        {"threads", threads},
+                        {"cores", cores}});
+  }
+}
+
+// Paper 002, section 5.1: loads of lines that another core holds. The measuring thread (core 0)
+// chases a random cycle through 64 KiB after the lines were flushed from every cache and then,
+// untimed, read by core 1 (clean: exclusive there), read by cores 1 and 2 (shared), or written by
+// core 1 (dirty: modified there); "memory" is the flushed baseline.
+void register_coherence(const ContentionSuitePlan& plan, const Topology& topology,
+                        const std::optional<CoreClock>& clock, ParamRegistry& registry) {
+  const unsigned line = topology.line_bytes().value_or(64);
+  for (const std::string state_name : {"memory", "clean", "shared", "dirty"}) {
+    const unsigned helpers = state_name == "memory" ? 0 : state_name == "shared" ? 2 : 1;
+    if (helpers + 1 > topology.cores()) continue;  // reported as skipped by the plan
+    const std::vector<unsigned> cores = first_cores(helpers + 1);
+    const std::string name = "contention.coherence." + state_name;
+    auto run = [&topology, cores, helpers, state_name, line, clock](benchmark::State& state) {
+      ThreadTeam team(topology, cores);
+      PageBuffer buffer(kCoherenceBytes, PagePolicy::base);
+      const std::size_t lines = kCoherenceBytes / line;
+      const void* start =
+          link_chase(buffer.data(), line, chase_visit_order(lines, lines, 20261121));
+      auto* bytes = static_cast<char*>(buffer.data());
+      const void* p = start;
+      for (auto _ : state) {
+        flush_from_caches(bytes, kCoherenceBytes, line);
+        if (helpers > 0) {
+          team.run([&](unsigned member) {
+            if (member == 0) return;
+            volatile char sink = 0;
+            for (std::size_t i = 0; i < kCoherenceBytes; i += line) {
+              if (state_name == "dirty") {
+                bytes[i + 8] = static_cast<char>(i);  // beside the chase pointer
+              } else {
+                sink = sink + bytes[i + 8];
+              }
+            }
+          });
+        }
+        const auto begin = std::chrono::steady_clock::now();
+        p = chase(p, lines);
+        benchmark::DoNotOptimize(p);
+        state.SetIterationTime(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+      }
+      add_per_access(state, clock, "load", static_cast<double>(lines));
+    };
+    with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
+                    plan.min_time_seconds)
+        ->UseManualTime();
+    registry.add(name, {
+      {"suite", "contention"}, {"part", "coherence"}, {"kernel", "pointer_chase"},
+          {"line_state", state_name}, {"holders", helpers}, {"working_set_bytes", kCoherenceBytes},
+          {"line_bytes", line},
+#if defined(__x86_64__)
+          {"flushed_with", "clflush"},
+#else
+                        {"flushed_with", "none: no portable cache flush on this architecture"},
+#endif
+      {
+        "cores", cores
+      }
+    });
+  }
+}
+
+}  // namespace
+
+std::string experiment_code(const AccessExperiment& e) {
+  return fmt::format("p{}.s{}.{}.{}{}", e.threads, e.stride_words, e.level, e.store ? 'S' : 'L',
+                     e.concurrent ? 'C' : 'E');
+}
+
+std::uint64_t sub_array_bytes(const Topology& topology, const std::string& level, unsigned threads,
+                              bool concurrent) {
+  const auto& caches = topology.data_caches();
+  if (caches.empty()) throw usage_error("contention suite", "hwloc reports no caches here");
+  const CacheLevel& last = caches.back();
+  const std::uint64_t last_total = last.size_bytes * last.instances;
+  std::uint64_t bytes = 0;
+  if (level == "dram") {
+    bytes = concurrent ? 4 * last_total : 4 * last_total / threads;
+  } else {
+    const int depth = level.size() == 2 && level[0] == 'l' ? level[1] - '0' : 0;
+    const auto it = std::find_if(caches.begin(), caches.end(),
+                                 [&](const CacheLevel& c) { return c.depth == depth; });
+    if (it == caches.end()) throw usage_error("contention suite", "no cache level " + level);
+    if (&*it == &last) {
+      const std::uint64_t sharing = std::max(1u, it->cores_per_instance);
+      const std::uint64_t reached =
+          std::min<std::uint64_t>(it->instances, (threads + sharing - 1) / sharing);
+      bytes = it->size_bytes * reached / 2 / (concurrent ? 1 : threads);
+    } else {
+      bytes = it->size_bytes / 2;
+    }
+  }
+  return std::max<std::uint64_t>(bytes / 64 * 64, 64);
+}
+
+std::vector<std::string> contention_part_names() {
+  return {"access", "one-word", "false-sharing", "coherence"};
+}
+
+ContentionSuitePlan plan_contention_suite(const CommonOptions& options, const Topology& topology) {
+  ContentionSuitePlan plan;
+  plan.repetitions = options.repetitions_or_default();
+  plan.min_time_seconds = options.min_time_or(0.02, 0.002);
+  const unsigned cores = std::max(1u, topology.cores());
+  for (unsigned t = 1; t < cores; t *= 2) plan.thread_counts.push_back(t);
+  plan.thread_counts.push_back(cores);
+  if (options.quick) {
+    plan.strides = {1, 8, 256};
+    plan.levels = {"l1"};
+  } else {
+    for (unsigned s = 1; s <= 256; s *= 2) plan.strides.push_back(s);
+    for (const CacheLevel& cache : topology.data_caches()) {
+      plan.levels.push_back(fmt::format("l{}", cache.depth));
+    }
+    plan.levels.push_back("dram");
+  }
+  for (const std::string& part : select_parts(options.parts, contention_part_names())) {
+    if (part == "false-sharing" && cores < 2) {
+      plan.skipped_parts.push_back("false-sharing: needs two cores");
+      continue;
+    }
+    if (part == "coherence" && cores < 2) {
+      plan.skipped_parts.push_back("coherence: needs two cores");
+      continue;
+    }
+    if (part == "coherence" && cores < 3) {
+      plan.skipped_parts.push_back("coherence.shared: needs three cores (two holders)");
+    }
+    plan.parts.push_back(part);
+  }
+  if (topology.numa_nodes().size() < 2) {
+    plan.skipped_parts.push_back("numa: one NUMA node, no remote memory to measure");
+  } else {
+    plan.skipped_parts.push_back("numa: local against remote memory is not measured yet");
+  }
+  return plan;
+}
+
+void register_contention_suite(const ContentionSuitePlan& plan, const Topology& topology,
+                               const std::optional<CoreClock>& clock, ParamRegistry& registry) {
+  const auto selected = [&](const char* part) {
+    return std::find(plan.parts.begin(), plan.parts.end(), part) != plan.parts.end();
+  };
+  if (selected("access")) register_access(plan, topology, clock, registry);
+  if (selected("one-word")) register_one_word(plan, topology, clock, registry);
+  if (selected("false-sharing")) register_false_sharing(plan, topology, clock, registry);
+  if (selected("coherence")) register_coherence(plan, topology, clock, registry);
+}
+
+nlohmann::json to_json(const ContentionSuitePlan& plan) {
+  return {{"parts", plan.parts},
+          {"skipped_parts", plan.skipped_parts},
+          {"thread_counts", plan.thread_counts},
+          {"strides_words", plan.strides},
+          {"levels", plan.levels},
+          {"repetitions", plan.repetitions},
+          {"min_time_seconds", plan.min_time_seconds}};
+}
+
+}  // namespace sonde::microbench
