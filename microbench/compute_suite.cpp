@@ -107,13 +107,7 @@ void register_compute_suite(const ComputeSuitePlan& plan, const Topology& topolo
             state.SkipWithError("the chain left the finite numbers");
             return;
           }
-          const auto per_operation = Counter::kIsIterationInvariantRate | Counter::kInvert;
-          state.counters["seconds_per_operation"] =
-              Counter(operations_per_iteration, per_operation);
-          if (clock) {
-            state.counters["cycles_per_operation"] =
-                Counter(operations_per_iteration / clock->hertz, per_operation);
-          }
+          add_time_per(state, clock, "operation", operations_per_iteration);
         };
         with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
                         plan.min_time_seconds)

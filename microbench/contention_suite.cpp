@@ -43,14 +43,6 @@ struct alignas(64) PaddedWord {
   std::atomic<std::uint64_t> value{0};
 };
 
-void add_per_access(benchmark::State& state, const std::optional<CoreClock>& clock,
-                    const char* name, double accesses) {
-  const auto flags = Counter::kIsIterationInvariantRate | Counter::kInvert;
-  state.counters[std::string("seconds_per_") + name] = Counter(accesses, flags);
-  if (clock)
-    state.counters[std::string("cycles_per_") + name] = Counter(accesses / clock->hertz, flags);
-}
-
 // Evicts a buffer from every cache of the machine (x86's clflush is coherent); elsewhere there is
 // no portable way, and the "memory" baseline says so in its parameters.
 bool flush_from_caches(const char* data, std::size_t bytes, std::size_t line) {
@@ -116,7 +108,7 @@ void register_access(const ContentionSuitePlan& plan, const Topology& topology,
                   }
                 }
               }
-              add_per_access(state, clock, "access", static_cast<double>(touched * passes));
+              add_time_per(state, clock, "access", static_cast<double>(touched * passes));
             };
             with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
                             plan.min_time_seconds)
@@ -181,7 +173,7 @@ void register_one_word(const ContentionSuitePlan& plan, const Topology& topology
           state.SkipWithError("fetch_add lost updates");
           return;
         }
-        add_per_access(state, clock, "operation", static_cast<double>(kWordOperationsPerThread));
+        add_time_per(state, clock, "operation", static_cast<double>(kWordOperationsPerThread));
       };
       with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
                       plan.min_time_seconds)
@@ -239,7 +231,7 @@ void register_false_sharing(const ContentionSuitePlan& plan, const Topology& top
           return;
         }
       }
-      add_per_access(state, clock, "operation", static_cast<double>(kWordOperationsPerThread));
+      add_time_per(state, clock, "operation", static_cast<double>(kWordOperationsPerThread));
     };
     with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
                     plan.min_time_seconds)
@@ -294,7 +286,7 @@ void register_coherence(const ContentionSuitePlan& plan, const Topology& topolog
         state.SetIterationTime(
             std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
       }
-      add_per_access(state, clock, "load", static_cast<double>(lines));
+      add_time_per(state, clock, "load", static_cast<double>(lines));
     };
     with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
                     plan.min_time_seconds)

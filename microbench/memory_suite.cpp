@@ -116,13 +116,7 @@ void register_latency(const MemorySuitePlan& plan, const LatencyVariant& variant
         state.SkipWithError("the chase left its working set: the chain is corrupt");
         return;
       }
-      using benchmark::Counter;
-      const auto per_load = Counter::kIsIterationInvariantRate | Counter::kInvert;
-      state.counters["seconds_per_load"] = Counter(kChaseStepsPerIteration, per_load);
-      if (clock) {
-        state.counters["cycles_per_load"] =
-            Counter(kChaseStepsPerIteration / clock->hertz, per_load);
-      }
+      add_time_per(state, clock, "load", kChaseStepsPerIteration);
       state.counters["huge_page_fraction"] = setup.huge_page_fraction;
     };
     configure(benchmark::RegisterBenchmark(name.c_str(), run), plan)->UseRealTime();

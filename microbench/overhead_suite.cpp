@@ -109,14 +109,6 @@ std::vector<unsigned> first_cores(unsigned count) {
   return cores;
 }
 
-void add_cycles(benchmark::State& state, const std::optional<CoreClock>& clock,
-                const char* seconds_counter, double operations) {
-  if (clock) {
-    const std::string name = std::string("cycles") + (seconds_counter + 7);  // "_per_..."
-    state.counters[name] = Counter(operations / clock->hertz, kPerOperation);
-  }
-}
-
 // The parent's resident memory: fork copies its page tables, so its cost grows with it.
 double resident_bytes() {
   std::ifstream statm("/proc/self/statm");
@@ -172,8 +164,7 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
               return;
             }
           }
-          state.counters["seconds_per_operation"] = Counter(1, kPerOperation);
-          add_cycles(state, clock, "seconds_per_operation", 1);
+          add_time_per(state, clock, "operation", 1);
           state.counters["parent_resident_bytes"] = resident_bytes();
         },
         {{"part", "process"}, {"operation", "fork_exit_wait"}, {"paper003", "Table 2"}});
@@ -184,8 +175,7 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
             std::thread thread([] {});
             thread.join();
           }
-          state.counters["seconds_per_operation"] = Counter(1, kPerOperation);
-          add_cycles(state, clock, "seconds_per_operation", 1);
+          add_time_per(state, clock, "operation", 1);
         },
         {{"part", "process"}, {"operation", "thread_create_join"}, {"paper003", "Table 3"}});
   }
@@ -204,9 +194,8 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
               return;
             }
           }
-          state.counters["seconds_per_switch"] = Counter(2, kPerOperation);
+          add_time_per(state, clock, "switch", 2);
           state.counters["seconds_per_round_trip"] = Counter(1, kPerOperation);
-          add_cycles(state, clock, "seconds_per_switch", 2);
         },
         {{"part", "pipe"},
          {"operation", "context_switch"},
@@ -226,9 +215,8 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
                 return;
               }
             }
-            state.counters["seconds_per_message"] = Counter(2, kPerOperation);
+            add_time_per(state, clock, "message", 2);
             state.counters["seconds_per_round_trip"] = Counter(1, kPerOperation);
-            add_cycles(state, clock, "seconds_per_message", 2);
           },
           {{"part", "pipe"},
            {"operation", "pipe_latency"},
@@ -275,8 +263,7 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
             mutex.unlock();
             benchmark::DoNotOptimize(counter);
           }
-          state.counters["seconds_per_operation"] = Counter(1, kPerOperation);
-          add_cycles(state, clock, "seconds_per_operation", 1);
+          add_time_per(state, clock, "operation", 1);
         },
         {{"part", "sync"}, {"operation", "mutex_lock_unlock"}, {"threads", 1}});
     for (unsigned threads : plan.thread_counts) {
@@ -291,10 +278,7 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
             done += kSyncOperationsPerIteration;
           }
           // Seconds per operation of one thread: each did kSyncOperationsPerIteration of them.
-          state.counters["seconds_per_operation"] =
-              Counter(static_cast<double>(kSyncOperationsPerIteration), kPerOperation);
-          add_cycles(state, clock, "seconds_per_operation",
-                     static_cast<double>(kSyncOperationsPerIteration));
+          add_time_per(state, clock, "operation", static_cast<double>(kSyncOperationsPerIteration));
         };
         with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
                         plan.min_time_seconds)

@@ -63,4 +63,11 @@ benchmark::internal::Benchmark* with_statistics(benchmark::internal::Benchmark* 
       ->Unit(benchmark::kMicrosecond);
 }
 
+void add_time_per(benchmark::State& state, const std::optional<CoreClock>& clock,
+                  const std::string& what, double count) {
+  const auto flags = benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert;
+  state.counters["seconds_per_" + what] = benchmark::Counter(count, flags);
+  if (clock) state.counters["cycles_per_" + what] = benchmark::Counter(count / clock->hertz, flags);
+}
+
 }  // namespace sonde::microbench

@@ -8,6 +8,10 @@
 
 #include <benchmark/benchmark.h>
 
+#include <optional>
+
+#include "microbench/clock.hpp"
+
 namespace sonde::microbench {
 
 struct CommonOptions {
@@ -33,5 +37,10 @@ std::vector<std::string> select_parts(const std::vector<std::string>& asked,
 // benchmark is configured.
 benchmark::internal::Benchmark* with_statistics(benchmark::internal::Benchmark* b, int repetitions,
                                                 double min_time_seconds);
+
+// The counters seconds_per_<what> and, where the clock is known, cycles_per_<what>, for `count`
+// of them in each iteration.
+void add_time_per(benchmark::State& state, const std::optional<CoreClock>& clock,
+                  const std::string& what, double count);
 
 }  // namespace sonde::microbench
