@@ -57,8 +57,8 @@ void register_compute_suite(const ComputeSuitePlan& plan, const Topology& topolo
           const auto work = [&](unsigned member) {
             results[member].value = run_peak_kernel(unit, kPeakIterationsPerCall);
           };
-          team.run(work);  // warm-up: the wide units of some CPUs start at a lower clock
-          for (auto _ : state) state.SetIterationTime(team.run_timed(work));
+          // The warm-up matters here too: the wide units of some CPUs start at a lower clock.
+          team.run_benchmark_loop(state, work);
           for (const PaddedResult& result : results) {
             if (!std::isfinite(result.value) || result.value <= 0) {
               state.SkipWithError("the peak kernel computed a wrong result");

@@ -98,8 +98,7 @@ void register_access(const ContentionSuitePlan& plan, const Topology& topology,
                   benchmark::ClobberMemory();
                 }
               };
-              team.run(work);  // warm-up: the sub-arrays in their level
-              for (auto _ : state) state.SetIterationTime(team.run_timed(work));
+              team.run_benchmark_loop(state, work);
               if (!store) {
                 for (const PaddedSum& sum : sums) {
                   if (sum.value != static_cast<double>(touched)) {
@@ -145,7 +144,6 @@ void register_one_word(const ContentionSuitePlan& plan, const Topology& topology
         ThreadTeam team(topology, cores);
         PaddedWord word;
         std::vector<PaddedSum> sums(threads);
-        std::uint64_t calls = 0;
         const auto work = [&](unsigned member) {
           if (op == "load") {
             std::uint64_t sum = 0;
@@ -163,12 +161,7 @@ void register_one_word(const ContentionSuitePlan& plan, const Topology& topology
             }
           }
         };
-        team.run(work);
-        ++calls;
-        for (auto _ : state) {
-          state.SetIterationTime(team.run_timed(work));
-          ++calls;
-        }
+        const std::uint64_t calls = team.run_benchmark_loop(state, work);
         if (op == "fetch_add" && word.value.load() != calls * threads * kWordOperationsPerThread) {
           state.SkipWithError("fetch_add lost updates");
           return;
@@ -219,12 +212,7 @@ void register_false_sharing(const ContentionSuitePlan& plan, const Topology& top
           word.store(word.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
         }
       };
-      team.run(work);
-      std::uint64_t calls = 1;
-      for (auto _ : state) {
-        state.SetIterationTime(team.run_timed(work));
-        ++calls;
-      }
+      const std::uint64_t calls = team.run_benchmark_loop(state, work);
       for (unsigned member = 0; member < threads; ++member) {
         if (counter(member).load() != calls * kWordOperationsPerThread) {
           state.SkipWithError("a thread's counter is wrong");

@@ -247,8 +247,7 @@ void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, const Top
             benchmark::ClobberMemory();
           }
         };
-        team.run(work);  // warm-up: caches filled, pages mapped, team awake
-        for (auto _ : state) state.SetIterationTime(team.run_timed(work));
+        team.run_benchmark_loop(state, work);
 
         // Check what the kernel computed: a wrong result means a wrong measurement.
         bool right = true;

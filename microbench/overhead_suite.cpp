@@ -270,13 +270,9 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
       const std::vector<unsigned> cores = first_cores(threads);
       const auto team_benchmark = [&, cores, threads](const std::string& operation, auto body) {
         const std::string name = fmt::format("overhead.sync.{}/threads:{}", operation, threads);
-        auto run = [&topology, cores, threads, body, clock](benchmark::State& state) {
+        auto run = [&topology, cores, body, clock](benchmark::State& state) {
           ThreadTeam team(topology, cores);
-          std::uint64_t done = 0;
-          for (auto _ : state) {
-            state.SetIterationTime(team.run_timed(body));
-            done += kSyncOperationsPerIteration;
-          }
+          team.run_benchmark_loop(state, body);
           // Seconds per operation of one thread: each did kSyncOperationsPerIteration of them.
           add_time_per(state, clock, "operation", static_cast<double>(kSyncOperationsPerIteration));
         };

@@ -113,4 +113,15 @@ double ThreadTeam::run_timed(const std::function<void(unsigned)>& work) {
   return finish - start;
 }
 
+std::uint64_t ThreadTeam::run_benchmark_loop(benchmark::State& state,
+                                             const std::function<void(unsigned)>& work) {
+  run(work);
+  std::uint64_t runs = 1;
+  for (auto _ : state) {
+    state.SetIterationTime(run_timed(work));
+    ++runs;
+  }
+  return runs;
+}
+
 }  // namespace sonde::microbench

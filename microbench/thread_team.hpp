@@ -3,7 +3,10 @@
 // thread is member 0, so a team of one has no synchronization cost at all.
 #pragma once
 
+#include <benchmark/benchmark.h>
+
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <thread>
@@ -30,6 +33,12 @@ class ThreadTeam {
   // As run(), after a barrier that all members pass together; returns the seconds from the first
   // member's start to the last member's finish (the slowest member sets the time).
   double run_timed(const std::function<void(unsigned member)>& work);
+
+  // A Google Benchmark loop over the team: `work` once untimed (warm-up: caches filled, pages
+  // mapped, threads awake), then once per iteration, timed with run_timed() as the iteration's
+  // manual time. Returns how many times `work` ran, the warm-up included.
+  std::uint64_t run_benchmark_loop(benchmark::State& state,
+                                   const std::function<void(unsigned member)>& work);
 
  private:
   void worker_loop(unsigned member, const Topology& topology);
