@@ -77,8 +77,7 @@ class SondeReporter : public benchmark::BenchmarkReporter {
     if (options_.progress && !aggregates_follow) {
       const std::string result = failed ? "FAILED: " + runs.front().error_message
                                         : headline(*shown, options_.headline_counters);
-      std::cerr << fmt::format("{}[{:>4}/{}] {}  {}\n", options_.progress_prefix,
-                               outcome_.benchmarks, registry_.size(),
+      std::cerr << fmt::format("[{:>4}/{}] {}  {}\n", outcome_.benchmarks, registry_.size(),
                                runs.front().run_name.function_name, result);
     }
   }

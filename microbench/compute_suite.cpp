@@ -18,10 +18,6 @@ using benchmark::Counter;
 constexpr std::uint64_t kPeakIterationsPerCall = 200000;
 constexpr std::uint64_t kStepsPerIteration = 10000;
 
-struct alignas(64) PaddedResult {
-  double value = 0;
-};
-
 }  // namespace
 
 std::vector<std::string> compute_part_names() { return {"peak", "kernels"}; }
@@ -39,27 +35,24 @@ ComputeSuitePlan plan_compute_suite(const CommonOptions& options, const Topology
 
 void register_compute_suite(const ComputeSuitePlan& plan, const Topology& topology,
                             const std::optional<CoreClock>& clock, ParamRegistry& registry) {
-  const auto selected = [&](const char* part) {
-    return std::find(plan.parts.begin(), plan.parts.end(), part) != plan.parts.end();
-  };
+  const auto selected = [&](const char* part) { return has_part(plan.parts, part); };
   if (selected("peak")) {
     for (const FmaUnit& unit : available_fma_units()) {
       for (unsigned threads : plan.thread_counts) {
-        std::vector<unsigned> cores(threads);
-        std::iota(cores.begin(), cores.end(), 0u);
+        const std::vector<unsigned> cores = first_cores(threads);
         const double flops_per_call = static_cast<double>(kPeakIterationsPerCall) *
                                       kPeakAccumulators * unit.vector_doubles * 2;
         const std::string name = fmt::format("compute.peak.{}/threads:{}", unit.name, threads);
         auto run = [&topology, unit, cores, threads, flops_per_call,
                     clock](benchmark::State& state) {
           ThreadTeam team(topology, cores);
-          std::vector<PaddedResult> results(threads);
+          std::vector<MemberResult> results(threads);
           const auto work = [&](unsigned member) {
             results[member].value = run_peak_kernel(unit, kPeakIterationsPerCall);
           };
           // The warm-up matters here too: the wide units of some CPUs start at a lower clock.
           team.run_benchmark_loop(state, work);
-          for (const PaddedResult& result : results) {
+          for (const MemberResult& result : results) {
             if (!std::isfinite(result.value) || result.value <= 0) {
               state.SkipWithError("the peak kernel computed a wrong result");
               return;

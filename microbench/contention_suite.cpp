@@ -29,16 +29,6 @@ constexpr std::uint64_t kWordOperationsPerThread = 20000;
 // The working set of the coherence experiments: 64 KiB, 1024 lines, in any core's L2.
 constexpr std::size_t kCoherenceBytes = 64 << 10;
 
-std::vector<unsigned> first_cores(unsigned count) {
-  std::vector<unsigned> cores(count);
-  std::iota(cores.begin(), cores.end(), 0u);
-  return cores;
-}
-
-struct alignas(64) PaddedSum {
-  double value = 0;
-};
-
 struct alignas(64) PaddedWord {
   std::atomic<std::uint64_t> value{0};
 };
@@ -78,7 +68,7 @@ void register_access(const ContentionSuitePlan& plan, const Topology& topology,
               const std::size_t arrays = concurrent ? 1 : threads;
               PageBuffer buffer(arrays * n * 8, PagePolicy::base);
               auto* base = static_cast<double*>(buffer.data());
-              std::vector<PaddedSum> sums(threads);
+              std::vector<MemberResult> sums(threads);
               const auto array_of = [&](unsigned member) {
                 return concurrent ? base : base + member * n;
               };
@@ -100,7 +90,7 @@ void register_access(const ContentionSuitePlan& plan, const Topology& topology,
               };
               team.run_benchmark_loop(state, work);
               if (!store) {
-                for (const PaddedSum& sum : sums) {
+                for (const MemberResult& sum : sums) {
                   if (sum.value != static_cast<double>(touched)) {
                     state.SkipWithError("the strided loads computed a wrong sum");
                     return;
@@ -143,7 +133,7 @@ void register_one_word(const ContentionSuitePlan& plan, const Topology& topology
       auto run = [&topology, cores, threads, op, clock](benchmark::State& state) {
         ThreadTeam team(topology, cores);
         PaddedWord word;
-        std::vector<PaddedSum> sums(threads);
+        std::vector<MemberResult> sums(threads);
         const auto work = [&](unsigned member) {
           if (op == "load") {
             std::uint64_t sum = 0;
@@ -162,6 +152,11 @@ void register_one_word(const ContentionSuitePlan& plan, const Topology& topology
           }
         };
         const std::uint64_t calls = team.run_benchmark_loop(state, work);
+        if (op == "load" && std::any_of(sums.begin(), sums.end(),
+                                        [](const MemberResult& sum) { return sum.value != 0; })) {
+          state.SkipWithError("the loads of an unwritten word returned something else");
+          return;
+        }
         if (op == "fetch_add" && word.value.load() != calls * threads * kWordOperationsPerThread) {
           state.SkipWithError("fetch_add lost updates");
           return;
@@ -373,9 +368,7 @@ ContentionSuitePlan plan_contention_suite(const CommonOptions& options, const To
 
 void register_contention_suite(const ContentionSuitePlan& plan, const Topology& topology,
                                const std::optional<CoreClock>& clock, ParamRegistry& registry) {
-  const auto selected = [&](const char* part) {
-    return std::find(plan.parts.begin(), plan.parts.end(), part) != plan.parts.end();
-  };
+  const auto selected = [&](const char* part) { return has_part(plan.parts, part); };
   if (selected("access")) register_access(plan, topology, clock, registry);
   if (selected("one-word")) register_one_word(plan, topology, clock, registry);
   if (selected("false-sharing")) register_false_sharing(plan, topology, clock, registry);

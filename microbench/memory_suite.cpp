@@ -143,10 +143,6 @@ double initial_c(std::size_t i) { return static_cast<double>(i % 7); }
 constexpr double kTriadScalar = 3.0;
 constexpr double kWriteValue = 2.5;
 
-struct alignas(64) PaddedSum {
-  double value = 0;
-};
-
 // Like the chase, the team and arrays of one bandwidth benchmark serve all its repetitions (and
 // Google Benchmark's runs that size the iteration count): every kernel gives the same result
 // whatever the arrays held, so a repetition need not start from fresh ones.
@@ -178,8 +174,7 @@ BandwidthSetup& bandwidth_setup(StreamKernel kernel, std::uint64_t bytes,
 
 void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, const Topology& topology,
                         ParamRegistry& registry) {
-  std::vector<unsigned> cores(threads);
-  std::iota(cores.begin(), cores.end(), 0u);
+  const std::vector<unsigned> cores = first_cores(threads);
   for (const KernelTraffic& traffic : stream_kernels()) {
     for (std::uint64_t requested : plan.working_sets) {
       // Elements per thread and array, a whole number of 64-byte blocks.
@@ -197,7 +192,7 @@ void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, const Top
         double* a = static_cast<double*>(setup.buffer.data());
         double* b = a + n;
         double* c = a + 2 * n;
-        std::vector<PaddedSum> sums(threads);
+        std::vector<MemberResult> sums(threads);
         if (!setup.initialized) {
           // Each thread first touches its own slice, so that its pages sit on its NUMA node.
           team.run([&](unsigned member) {
@@ -267,7 +262,7 @@ void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, const Top
           }
         }
         if (traffic.kernel == StreamKernel::read) {
-          for (const PaddedSum& sum : sums)
+          for (const MemberResult& sum : sums)
             right = right && sum.value == static_cast<double>(per_thread);
         }
         if (!right) {
@@ -543,9 +538,7 @@ std::vector<std::string> memory_part_names(const MemorySuitePlan& plan) {
 
 std::size_t register_memory_suite(const MemorySuitePlan& plan, const Topology& topology,
                                   const std::optional<CoreClock>& clock, ParamRegistry& registry) {
-  const auto selected = [&](const std::string& part) {
-    return std::find(plan.parts.begin(), plan.parts.end(), part) != plan.parts.end();
-  };
+  const auto selected = [&](const std::string& part) { return has_part(plan.parts, part); };
   const std::size_t before = registry.size();
   for (const LatencyVariant& variant : kLatencyVariants) {
     if (selected(variant.part)) register_latency(plan, variant, clock, topology, registry);

@@ -95,19 +95,12 @@ class PipePartner {
     if (::write(requests_[1], &request, 1) != 1) return false;
     return read_all(replies_[0], reply, bytes);
   }
-  int reply_fd() const { return replies_[0]; }
 
  private:
   int requests_[2]{-1, -1};
   int replies_[2]{-1, -1};
   pid_t pid_ = -1;
 };
-
-std::vector<unsigned> first_cores(unsigned count) {
-  std::vector<unsigned> cores(count);
-  std::iota(cores.begin(), cores.end(), 0u);
-  return cores;
-}
 
 // The parent's resident memory: fork copies its page tables, so its cost grows with it.
 double resident_bytes() {
@@ -134,14 +127,15 @@ OverheadSuitePlan plan_overhead_suite(const CommonOptions& options, const Topolo
   for (unsigned t = 1; t < topology.cores(); t *= 2) plan.thread_counts.push_back(t);
   plan.thread_counts.push_back(std::max(1u, topology.cores()));
   plan.parts = select_parts(options.parts, overhead_part_names());
+  if (!plan.two_cores && has_part(plan.parts, "pipe")) {
+    plan.skipped_parts.push_back("pipe latency and bandwidth: need two cores");
+  }
   return plan;
 }
 
 void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topology,
                              const std::optional<CoreClock>& clock, ParamRegistry& registry) {
-  const auto selected = [&](const char* part) {
-    return std::find(plan.parts.begin(), plan.parts.end(), part) != plan.parts.end();
-  };
+  const auto selected = [&](const char* part) { return has_part(plan.parts, part); };
   const auto add = [&](const std::string& name, auto run, nlohmann::json params) {
     const bool pipe = params.value("part", "") == "pipe";
     with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,

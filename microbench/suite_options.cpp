@@ -38,6 +38,10 @@ std::vector<std::string> common_option_arguments(const CommonOptions& options) {
   return args;
 }
 
+bool has_part(const std::vector<std::string>& parts, const std::string& part) {
+  return std::find(parts.begin(), parts.end(), part) != parts.end();
+}
+
 std::vector<std::string> select_parts(const std::vector<std::string>& asked,
                                       const std::vector<std::string>& available) {
   for (const std::string& part : asked) {

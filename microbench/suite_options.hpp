@@ -29,6 +29,8 @@ struct CommonOptions {
 void add_common_options(CLI::App& app, CommonOptions& options);
 std::vector<std::string> common_option_arguments(const CommonOptions& options);
 
+bool has_part(const std::vector<std::string>& parts, const std::string& part);
+
 // The parts to run: all of `available` when none was asked for; a usage Error for an unknown one.
 std::vector<std::string> select_parts(const std::vector<std::string>& asked,
                                       const std::vector<std::string>& available);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <numeric>
 
 #include "core/error.hpp"
 
@@ -21,6 +22,12 @@ inline void cpu_relax() {
 }
 
 }  // namespace
+
+std::vector<unsigned> first_cores(unsigned count) {
+  std::vector<unsigned> cores(count);
+  std::iota(cores.begin(), cores.end(), 0u);
+  return cores;
+}
 
 ThreadTeam::ThreadTeam(const Topology& topology, const std::vector<unsigned>& cores)
     : cores_(cores), start_seconds_(cores.size()), finish_seconds_(cores.size()) {

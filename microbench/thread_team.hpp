@@ -16,6 +16,14 @@
 
 namespace sonde::microbench {
 
+// Cores 0 .. count-1 in hwloc's logical order: packed, the first socket first.
+std::vector<unsigned> first_cores(unsigned count);
+
+// One member's result, a cache line of its own so that members writing theirs do not share one.
+struct alignas(64) MemberResult {
+  double value = 0;
+};
+
 class ThreadTeam {
  public:
   // Binds the caller to cores[0] and starts one thread for each further core, bound to it.
