@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "microbench/compute_kernels.hpp"
+#include "microbench/counters.hpp"
 #include "microbench/thread_team.hpp"
 
 namespace sonde::microbench {
@@ -17,6 +18,8 @@ using benchmark::Counter;
 // Rounds of the peak kernel per call: about 0.1 to 1 ms, long against starting the team.
 constexpr std::uint64_t kPeakIterationsPerCall = 200000;
 constexpr std::uint64_t kStepsPerIteration = 10000;
+constexpr const char* kRegisterOnly =
+    "a register-only kernel: it has no access pattern over memory to derive counts from";
 
 }  // namespace
 
@@ -60,6 +63,9 @@ void register_compute_suite(const ComputeSuitePlan& plan, const Topology& topolo
           }
           state.counters["flops_per_second"] =
               Counter(flops_per_call * threads, Counter::kIsIterationInvariantRate);
+          record_counts(state, team.counted(),
+                        static_cast<double>(state.iterations()) * threads * flops_per_call, "flop",
+                        std::nullopt);
           if (clock) {
             state.counters["flops_per_cycle_per_core"] =
                 Counter(flops_per_call / clock->hertz, Counter::kIsIterationInvariantRate);
@@ -77,7 +83,8 @@ void register_compute_suite(const ComputeSuitePlan& plan, const Topology& topolo
                             {"accumulators", kPeakAccumulators},
                             {"flops_per_instruction", unit.vector_doubles * 2},
                             {"threads", threads},
-                            {"cores", cores}});
+                            {"cores", cores},
+                            {"counts", count_sources(std::nullopt, kRegisterOnly)}});
       }
     }
   }
@@ -91,16 +98,21 @@ void register_compute_suite(const ComputeSuitePlan& plan, const Topology& topolo
         auto run = [operation = info.operation, latency, operations_per_iteration,
                     clock](benchmark::State& state) {
           double result = 0;
+          ScopedCounting counting;
           for (auto _ : state) {
             result = latency ? run_latency_chain(operation, kStepsPerIteration)
                              : run_throughput_chains(operation, kStepsPerIteration);
             benchmark::DoNotOptimize(result);
           }
+          const EventTotals& events = counting.stop();
           if (!std::isfinite(result)) {
             state.SkipWithError("the chain left the finite numbers");
             return;
           }
           add_time_per(state, clock, "operation", operations_per_iteration);
+          record_counts(state, events,
+                        static_cast<double>(state.iterations()) * operations_per_iteration,
+                        "operation", std::nullopt);
         };
         with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
                         plan.min_time_seconds)
@@ -114,7 +126,8 @@ void register_compute_suite(const ComputeSuitePlan& plan, const Topology& topolo
                             {"independent_chains", latency ? 1 : kThroughputChains},
                             {"paper003_flops", info.paper003_flops},
                             {"threads", 1},
-                            {"cores", {0}}});
+                            {"cores", {0}},
+                            {"counts", count_sources(std::nullopt, kRegisterOnly)}});
       }
     }
   }

@@ -14,6 +14,7 @@
 #endif
 
 #include "core/error.hpp"
+#include "microbench/counters.hpp"
 #include "microbench/memory_kernels.hpp"
 #include "microbench/page_buffer.hpp"
 #include "microbench/thread_team.hpp"
@@ -28,6 +29,9 @@ constexpr std::uint64_t kAccessesPerThread = 1 << 16;
 constexpr std::uint64_t kWordOperationsPerThread = 20000;
 // The working set of the coherence experiments: 64 KiB, 1024 lines, in any core's L2.
 constexpr std::size_t kCoherenceBytes = 64 << 10;
+// The derived-count model knows capacity and conflicts, not lines moving between cores.
+constexpr const char* kCoherenceNotDerived =
+    "the cost is lines moving between cores (coherence), which the derived model does not count";
 
 struct alignas(64) PaddedWord {
   std::atomic<std::uint64_t> value{0};
@@ -62,8 +66,11 @@ void register_access(const ContentionSuitePlan& plan, const Topology& topology,
             const std::size_t passes = std::max<std::size_t>(1, kAccessesPerThread / touched);
             const std::vector<unsigned> cores = first_cores(threads);
             const std::string name = "contention/" + code;
+            const AccessPattern pattern{
+                {{8ull * n, 8ull * stride, store, false}}, threads, concurrent};
+            const std::optional<Counts> derived = derive_on(topology, pattern);
             auto run = [&topology, cores, threads, n, stride, touched, passes, store, concurrent,
-                        clock](benchmark::State& state) {
+                        clock, derived](benchmark::State& state) {
               ThreadTeam team(topology, cores);
               const std::size_t arrays = concurrent ? 1 : threads;
               PageBuffer buffer(arrays * n * 8, PagePolicy::base);
@@ -98,6 +105,10 @@ void register_access(const ContentionSuitePlan& plan, const Topology& topology,
                 }
               }
               add_time_per(state, clock, "access", static_cast<double>(touched * passes));
+              record_counts(state, team.counted(),
+                            static_cast<double>(state.iterations()) * threads *
+                                static_cast<double>(touched * passes),
+                            "access", derived);
             };
             with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
                             plan.min_time_seconds)
@@ -115,7 +126,8 @@ void register_access(const ContentionSuitePlan& plan, const Topology& topology,
                                 {"sharing", concurrent ? "concurrent" : "exclusive"},
                                 {"sub_array_bytes", bytes},
                                 {"accesses_per_pass", touched},
-                                {"page_policy", "base"}});
+                                {"page_policy", "base"},
+                                {"counts", count_sources(pattern)}});
           }
         }
       }
@@ -162,6 +174,9 @@ void register_one_word(const ContentionSuitePlan& plan, const Topology& topology
           return;
         }
         add_time_per(state, clock, "operation", static_cast<double>(kWordOperationsPerThread));
+        record_counts(state, team.counted(),
+                      static_cast<double>(state.iterations()) * threads * kWordOperationsPerThread,
+                      "operation", std::nullopt);
       };
       with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
                       plan.min_time_seconds)
@@ -172,7 +187,8 @@ void register_one_word(const ContentionSuitePlan& plan, const Topology& topology
                           {"operation", op},
                           {"threads", threads},
                           {"cores", cores},
-                          {"experiment", fmt::format("p{}.one_word.{}", threads, op)}});
+                          {"experiment", fmt::format("p{}.one_word.{}", threads, op)},
+                          {"counts", count_sources(std::nullopt, kCoherenceNotDerived)}});
     }
   }
 }
@@ -215,6 +231,9 @@ void register_false_sharing(const ContentionSuitePlan& plan, const Topology& top
         }
       }
       add_time_per(state, clock, "operation", static_cast<double>(kWordOperationsPerThread));
+      record_counts(state, team.counted(),
+                    static_cast<double>(state.iterations()) * threads * kWordOperationsPerThread,
+                    "operation", std::nullopt);
     };
     with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
                     plan.min_time_seconds)
@@ -224,7 +243,8 @@ void register_false_sharing(const ContentionSuitePlan& plan, const Topology& top
                         {"kernel", "increment_own_word"},
                         {"layout", layout},
                         {"threads", threads},
-                        {"cores", cores}});
+                        {"cores", cores},
+                        {"counts", count_sources(std::nullopt, kCoherenceNotDerived)}});
   }
 }
 
@@ -248,6 +268,8 @@ void register_coherence(const ContentionSuitePlan& plan, const Topology& topolog
           link_chase(buffer.data(), line, chase_visit_order(lines, lines, 20261121));
       auto* bytes = static_cast<char*>(buffer.data());
       const void* p = start;
+      const HardwareCounters& counters = HardwareCounters::get();
+      EventTotals events;  // the measured thread's, in the timed chases only
       for (auto _ : state) {
         flush_from_caches(bytes, kCoherenceBytes, line);
         if (helpers > 0) {
@@ -263,13 +285,17 @@ void register_coherence(const ContentionSuitePlan& plan, const Topology& topolog
             }
           });
         }
+        counters.start();
         const auto begin = std::chrono::steady_clock::now();
         p = chase(p, lines);
         benchmark::DoNotOptimize(p);
-        state.SetIterationTime(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+        const auto end = std::chrono::steady_clock::now();
+        counters.stop(events);
+        state.SetIterationTime(std::chrono::duration<double>(end - begin).count());
       }
       add_time_per(state, clock, "load", static_cast<double>(lines));
+      record_counts(state, events, static_cast<double>(state.iterations() * lines), "load",
+                    std::nullopt);
     };
     with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
                     plan.min_time_seconds)
@@ -277,7 +303,7 @@ void register_coherence(const ContentionSuitePlan& plan, const Topology& topolog
     registry.add(name, {
       {"suite", "contention"}, {"part", "coherence"}, {"kernel", "pointer_chase"},
           {"line_state", state_name}, {"holders", helpers}, {"working_set_bytes", kCoherenceBytes},
-          {"line_bytes", line},
+          {"line_bytes", line}, {"counts", count_sources(std::nullopt, kCoherenceNotDerived)},
 #if defined(__x86_64__)
           {"flushed_with", "clflush"},
 #else
@@ -323,8 +349,94 @@ std::uint64_t sub_array_bytes(const Topology& topology, const std::string& level
   return std::max<std::uint64_t>(bytes / 64 * 64, 64);
 }
 
+namespace {
+
+// A core's loads from memory on each NUMA node: a dependent chase (latency) and a streaming read
+// (bandwidth), one thread on core 0, the buffer bound to the node before its first touch and its
+// placement read back (a benchmark whose pages landed elsewhere fails rather than mislabels).
+void register_numa(const ContentionSuitePlan& plan, const Topology& topology,
+                   const std::optional<CoreClock>& clock, ParamRegistry& registry) {
+  const unsigned line = topology.line_bytes().value_or(64);
+  const unsigned home = topology.numa_node_of_core(0);
+  const std::uint64_t bytes = plan.numa_bytes;
+  for (unsigned node = 0; node < plan.numa_nodes; ++node) {
+    const std::string locality = node == home ? "local" : "remote";
+    for (const bool latency : {true, false}) {
+      const std::string kind = latency ? "latency" : "read";
+      const std::string name = fmt::format("contention.numa.{}/node:{}", kind, node);
+      const AccessPattern pattern{{{bytes, latency ? line : 8ull, false, latency}}, 1, false};
+      const std::optional<Counts> derived = derive_on(topology, pattern);
+      auto run = [&topology, node, bytes, line, latency, clock, derived](benchmark::State& state) {
+        topology.bind_current_thread_to_core(0);
+        PageBuffer buffer(bytes, PagePolicy::base);
+        try {
+          topology.bind_memory_to_node(buffer.data(), bytes, node);
+        } catch (const Error& e) {
+          state.SkipWithError(e.what());
+          return;
+        }
+        const std::size_t lines = bytes / line;
+        const std::size_t n = bytes / 8;
+        const void* p = nullptr;
+        if (latency) {
+          p = link_chase(buffer.data(), line, chase_visit_order(lines, lines, 20261121));
+        } else {
+          std::fill_n(static_cast<double*>(buffer.data()), n, 1.0);
+        }
+        if (topology.numa_node_holding(buffer.data(), bytes) != node) {
+          state.SkipWithError(fmt::format("the pages are not on NUMA node {}", node).c_str());
+          return;
+        }
+        const auto* a = static_cast<const double*>(buffer.data());
+        double sum = 0;
+        ScopedCounting counting;
+        // A chase iteration is at most 2^20 loads: the cycle goes on where the last one stopped.
+        const std::size_t steps = std::min<std::size_t>(lines, 1 << 20);
+        for (auto _ : state) {
+          if (latency) {
+            p = chase(p, steps);
+            benchmark::DoNotOptimize(p);
+          } else {
+            sum = read_kernel(a, n);
+          }
+        }
+        const EventTotals& events = counting.stop();
+        if (!latency && sum != static_cast<double>(n)) {
+          state.SkipWithError("the read computed a wrong sum");
+          return;
+        }
+        const double units = latency ? static_cast<double>(steps) : static_cast<double>(n);
+        if (latency) {
+          add_time_per(state, clock, "load", units);
+        } else {
+          state.counters["bytes_per_second"] =
+              Counter(static_cast<double>(bytes), Counter::kIsIterationInvariantRate);
+        }
+        record_counts(state, events, static_cast<double>(state.iterations()) * units,
+                      latency ? "load" : "element", derived);
+      };
+      with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
+                      plan.min_time_seconds)
+          ->UseRealTime();
+      registry.add(name, {{"suite", "contention"},
+                          {"part", "numa"},
+                          {"kernel", latency ? "pointer_chase" : "read"},
+                          {"memory_node", topology.numa_nodes()[node].os_index},
+                          {"core_node", topology.numa_nodes()[home].os_index},
+                          {"locality", locality},
+                          {"working_set_bytes", bytes},
+                          {"line_bytes", line},
+                          {"threads", 1},
+                          {"cores", {0}},
+                          {"counts", count_sources(pattern)}});
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> contention_part_names() {
-  return {"access", "one-word", "false-sharing", "coherence"};
+  return {"access", "one-word", "false-sharing", "coherence", "numa"};
 }
 
 ContentionSuitePlan plan_contention_suite(const CommonOptions& options, const Topology& topology) {
@@ -353,16 +465,29 @@ ContentionSuitePlan plan_contention_suite(const CommonOptions& options, const To
       plan.skipped_parts.push_back("coherence: needs two cores");
       continue;
     }
+    if (part == "numa" && topology.numa_nodes().size() < 2) {
+      plan.skipped_parts.push_back("numa: one NUMA node, no remote memory to measure");
+      continue;
+    }
     if (part == "coherence" && cores < 3) {
       plan.skipped_parts.push_back("coherence.shared: needs three cores (two holders)");
     }
     plan.parts.push_back(part);
   }
-  if (topology.numa_nodes().size() < 2) {
-    plan.skipped_parts.push_back("numa: one NUMA node, no remote memory to measure");
-  } else {
-    plan.skipped_parts.push_back("numa: local against remote memory is not measured yet");
-  }
+  plan.numa_nodes = static_cast<unsigned>(std::max<std::size_t>(1, topology.numa_nodes().size()));
+  // Four times the whole last level, so that nearly every load goes to memory; at most 1 GiB and a
+  // quarter of the smallest node.
+  const auto& caches = topology.data_caches();
+  const std::uint64_t last =
+      caches.empty() ? 0 : caches.back().size_bytes * caches.back().instances;
+  std::uint64_t smallest = UINT64_MAX;
+  for (const NumaNode& node : topology.numa_nodes())
+    smallest = std::min(smallest, node.memory_bytes);
+  plan.numa_bytes =
+      options.quick ? (8u << 20) : std::clamp<std::uint64_t>(4 * last, 64u << 20, 1u << 30);
+  if (smallest != UINT64_MAX && smallest > 0)
+    plan.numa_bytes = std::min(plan.numa_bytes, smallest / 4);
+  plan.numa_bytes = plan.numa_bytes / 4096 * 4096;
   return plan;
 }
 
@@ -373,6 +498,7 @@ void register_contention_suite(const ContentionSuitePlan& plan, const Topology& 
   if (selected("one-word")) register_one_word(plan, topology, clock, registry);
   if (selected("false-sharing")) register_false_sharing(plan, topology, clock, registry);
   if (selected("coherence")) register_coherence(plan, topology, clock, registry);
+  if (selected("numa")) register_numa(plan, topology, clock, registry);
 }
 
 nlohmann::json to_json(const ContentionSuitePlan& plan) {
@@ -381,6 +507,8 @@ nlohmann::json to_json(const ContentionSuitePlan& plan) {
           {"thread_counts", plan.thread_counts},
           {"strides_words", plan.strides},
           {"levels", plan.levels},
+          {"numa_nodes", plan.numa_nodes},
+          {"numa_working_set_bytes", plan.numa_bytes},
           {"repetitions", plan.repetitions},
           {"min_time_seconds", plan.min_time_seconds}};
 }

@@ -2,7 +2,8 @@
 // loading or storing every s-th word of sub-arrays sized for one level of the hierarchy, each on
 // its own (exclusive) or all on one (concurrent); all threads on one word (QSM's K term); false
 // sharing against padded words; and loads of data that sits clean, shared or dirty in another
-// core's cache (section 5.1).
+// core's cache (section 5.1); and on machines with several NUMA nodes, a core's loads from its
+// own node's memory against every other node's.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -43,6 +44,8 @@ struct ContentionSuitePlan {
   std::vector<unsigned> thread_counts;
   std::vector<unsigned> strides;
   std::vector<std::string> levels;
+  unsigned numa_nodes = 1;
+  std::uint64_t numa_bytes = 0;  // the working set of the NUMA experiments
   int repetitions = 0;
   double min_time_seconds = 0;
 };

@@ -27,5 +27,6 @@ int main(int argc, char** argv) {
     register_memory_suite(*plan, topology, clock, registry);
     return to_json(*plan);
   };
+  suite.common = &options.common;
   return run_suite_program(suite, argc, argv);
 }

@@ -14,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "microbench/counters.hpp"
 #include "microbench/memory_kernels.hpp"
 #include "microbench/page_buffer.hpp"
 #include "microbench/thread_team.hpp"
@@ -101,15 +102,20 @@ void register_latency(const MemorySuitePlan& plan, const LatencyVariant& variant
                                          name_of(variant.pages), bytes);
     const unsigned line = plan.line_bytes;
     const std::uint64_t seed = plan.seed;
+    // One load per line in random order (the in-page pattern too: it only limits the pages).
+    const AccessPattern pattern{{{bytes, line, false, true}}, 1, false};
+    const std::optional<Counts> derived = derive_on(topology, pattern);
     auto run = [=](benchmark::State& state) {
       ChaseSetup& setup = chase_setup(bytes, variant.pattern, variant.pages, line, seed);
       // One trip around the cycle (up to twice the last-level cache) brings a cache-sized working
       // set into its level and its pages into the TLB before the clock starts.
       const void* p = chase(setup.start, std::min<std::uint64_t>(bytes / line, warm_lines_cap));
+      ScopedCounting counting;
       for (auto _ : state) {
         p = chase(p, kChaseStepsPerIteration);
         benchmark::DoNotOptimize(p);
       }
+      const EventTotals& events = counting.stop();
       const auto* begin = static_cast<const char*>(setup.buffer.data());
       const auto* where = static_cast<const char*>(p);
       if (where < begin || where >= begin + bytes) {
@@ -117,6 +123,9 @@ void register_latency(const MemorySuitePlan& plan, const LatencyVariant& variant
         return;
       }
       add_time_per(state, clock, "load", kChaseStepsPerIteration);
+      record_counts(state, events,
+                    static_cast<double>(state.iterations()) * kChaseStepsPerIteration, "load",
+                    derived);
       state.counters["huge_page_fraction"] = setup.huge_page_fraction;
     };
     configure(benchmark::RegisterBenchmark(name.c_str(), run), plan)->UseRealTime();
@@ -131,7 +140,8 @@ void register_latency(const MemorySuitePlan& plan, const LatencyVariant& variant
                         {"line_bytes", line},
                         {"threads", 1},
                         {"cores", {0}},
-                        {"loads_per_iteration", kChaseStepsPerIteration}});
+                        {"loads_per_iteration", kChaseStepsPerIteration},
+                        {"counts", count_sources(pattern)}});
   }
 }
 
@@ -186,6 +196,11 @@ void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, const Top
           1, (kBandwidthBytesPerThreadPerIteration + bytes / threads - 1) / (bytes / threads));
       const std::string name =
           fmt::format("memory.bandwidth.{}/threads:{}/ws:{}", traffic.name, threads, requested);
+      AccessPattern pattern{{}, threads, false};
+      for (unsigned i = 0; i < traffic.loads + traffic.stores; ++i) {
+        pattern.streams.push_back({8ull * per_thread, 8, i >= traffic.loads, false});
+      }
+      const std::optional<Counts> derived = derive_on(topology, pattern);
       auto run = [=, &topology](benchmark::State& state) {
         BandwidthSetup& setup = bandwidth_setup(traffic.kernel, bytes, cores, topology);
         ThreadTeam& team = *setup.team;
@@ -273,6 +288,9 @@ void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, const Top
         state.counters["bytes_per_second"] = benchmark::Counter(
             static_cast<double>(traffic.bytes_per_element()) * static_cast<double>(n * passes),
             benchmark::Counter::kIsIterationInvariantRate);
+        record_counts(state, team.counted(),
+                      static_cast<double>(state.iterations()) * static_cast<double>(n * passes),
+                      "element", derived);
         if (traffic.flops > 0) {
           state.counters["flops_per_second"] = benchmark::Counter(
               static_cast<double>(traffic.flops) * static_cast<double>(n * passes),
@@ -297,7 +315,8 @@ void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, const Top
                           {"passes_per_iteration", passes},
                           {"threads", threads},
                           {"cores", cores},
-                          {"stores", "regular"}});
+                          {"stores", "regular"},
+                          {"counts", count_sources(pattern)}});
     }
   }
 }
@@ -328,17 +347,21 @@ void register_stride(const MemorySuitePlan& plan, const Topology& topology,
       const std::size_t touched = (n + stride - 1) / stride;
       const std::size_t passes = std::max<std::size_t>(1, kStrideAccessesPerIteration / touched);
       const std::string name = fmt::format("memory.stride/p1.s{}.{}.LE", stride, target.level);
+      const AccessPattern pattern{{{8ull * n, 8ull * stride, false, false}}, 1, false};
+      const std::optional<Counts> derived = derive_on(topology, pattern);
       auto run = [=](benchmark::State& state) {
         PageBuffer buffer(n * 8, PagePolicy::base);
         auto* a = static_cast<double*>(buffer.data());
         std::fill(a, a + n, 1.0);
         double sum = strided_read_kernel(a, n, stride);  // warm-up
+        ScopedCounting counting;
         for (auto _ : state) {
           for (std::size_t pass = 0; pass < passes; ++pass) {
             sum = strided_read_kernel(a, n, stride);
             benchmark::DoNotOptimize(sum);
           }
         }
+        const EventTotals& events = counting.stop();
         if (sum != static_cast<double>(touched)) {
           state.SkipWithError("the strided read computed a wrong sum");
           return;
@@ -349,6 +372,8 @@ void register_stride(const MemorySuitePlan& plan, const Topology& topology,
             Counter(accesses, Counter::kIsIterationInvariantRate | Counter::kInvert);
         state.counters["bytes_per_second"] =
             Counter(8 * accesses, Counter::kIsIterationInvariantRate);
+        record_counts(state, events, static_cast<double>(state.iterations()) * accesses, "access",
+                      derived);
       };
       configure(benchmark::RegisterBenchmark(name.c_str(), run), plan)->UseRealTime();
       registry.add(name, {{"suite", "memory"},
@@ -364,7 +389,8 @@ void register_stride(const MemorySuitePlan& plan, const Topology& topology,
                           {"sharing", "exclusive"},
                           {"page_policy", "base"},
                           {"threads", 1},
-                          {"cores", {0}}});
+                          {"cores", {0}},
+                          {"counts", count_sources(pattern)}});
     }
   }
 }

@@ -24,5 +24,6 @@ int main(int argc, char** argv) {
     register_overhead_suite(plan, topology, clock, registry);
     return to_json(plan);
   };
+  suite.common = &options;
   return run_suite_program(suite, argc, argv);
 }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "microbench/counters.hpp"
 #include "microbench/thread_team.hpp"
 
 namespace sonde::microbench {
@@ -110,6 +111,9 @@ double resident_bytes() {
   return resident * static_cast<double>(::sysconf(_SC_PAGESIZE));
 }
 
+constexpr const char* kSystemNotDerived =
+    "the operating system's and the threads' library's code has no access pattern sonde knows";
+
 }  // namespace
 
 std::vector<std::string> overhead_part_names() { return {"process", "pipe", "sync"}; }
@@ -136,12 +140,22 @@ OverheadSuitePlan plan_overhead_suite(const CommonOptions& options, const Topolo
 void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topology,
                              const std::optional<CoreClock>& clock, ParamRegistry& registry) {
   const auto selected = [&](const char* part) { return has_part(plan.parts, part); };
+  // The single-thread benchmarks count the measuring thread's events over the whole run, its
+  // set-up (a partner process started) included, per iteration: the operating system's work on
+  // other threads and in the child processes is not in them.
   const auto add = [&](const std::string& name, auto run, nlohmann::json params) {
     const bool pipe = params.value("part", "") == "pipe";
-    with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
+    auto counted_run = [run](benchmark::State& state) {
+      ScopedCounting counting;
+      run(state);
+      record_counts(state, counting.stop(), static_cast<double>(state.iterations()), "iteration",
+                    std::nullopt);
+    };
+    with_statistics(benchmark::RegisterBenchmark(name.c_str(), counted_run), plan.repetitions,
                     pipe ? plan.pipe_min_time_seconds : plan.min_time_seconds)
         ->UseRealTime();
     params["suite"] = "overhead";
+    params["counts"] = count_sources(std::nullopt, kSystemNotDerived);
     registry.add(name, std::move(params));
   };
 
@@ -269,6 +283,10 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
           team.run_benchmark_loop(state, body);
           // Seconds per operation of one thread: each did kSyncOperationsPerIteration of them.
           add_time_per(state, clock, "operation", static_cast<double>(kSyncOperationsPerIteration));
+          record_counts(state, team.counted(),
+                        static_cast<double>(state.iterations()) *
+                            static_cast<double>(cores.size()) * kSyncOperationsPerIteration,
+                        "operation", std::nullopt);
         };
         with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
                         plan.min_time_seconds)
@@ -278,7 +296,8 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
                             {"operation", operation},
                             {"threads", threads},
                             {"cores", cores},
-                            {"operations_per_thread_per_iteration", kSyncOperationsPerIteration}});
+                            {"operations_per_thread_per_iteration", kSyncOperationsPerIteration},
+                            {"counts", count_sources(std::nullopt, kSystemNotDerived)}});
       };
       // Contended lock: every thread locks and unlocks one mutex around an increment.
       auto mutex = std::make_shared<std::mutex>();

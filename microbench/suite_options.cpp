@@ -26,6 +26,10 @@ void add_common_options(CLI::App& app, CommonOptions& options) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--part", options.parts, "Run only these parts (see --list-parts)")
       ->delimiter(',');
+  app.add_option("--papi-event", options.papi_events,
+                 "Count KIND (loads, stores, l1_misses, l2_misses, llc_misses, l1_writebacks, "
+                 "llc_writebacks) with this PAPI event, e.g. llc_misses=perf::LLC-LOAD-MISSES")
+      ->type_name("KIND=EVENT");
 }
 
 std::vector<std::string> common_option_arguments(const CommonOptions& options) {
@@ -35,6 +39,7 @@ std::vector<std::string> common_option_arguments(const CommonOptions& options) {
   if (options.min_time_seconds > 0) {
     args.push_back(fmt::format("--min-time={}", options.min_time_seconds));
   }
+  for (const std::string& event : options.papi_events) args.push_back("--papi-event=" + event);
   return args;
 }
 

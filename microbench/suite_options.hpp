@@ -15,10 +15,11 @@
 namespace sonde::microbench {
 
 struct CommonOptions {
-  bool quick = false;              // few iterations and repetitions: for tests
-  int repetitions = 0;             // 0: the suite's default (5; 2 in quick mode)
-  double min_time_seconds = 0;     // 0: the suite's default
-  std::vector<std::string> parts;  // empty: every part
+  bool quick = false;                    // few iterations and repetitions: for tests
+  int repetitions = 0;                   // 0: the suite's default (5; 2 in quick mode)
+  double min_time_seconds = 0;           // 0: the suite's default
+  std::vector<std::string> parts;        // empty: every part
+  std::vector<std::string> papi_events;  // "KIND=EVENT": the PAPI event for a count kind
 
   int repetitions_or_default() const { return repetitions > 0 ? repetitions : (quick ? 2 : 5); }
   double min_time_or(double normal, double quick_mode) const {

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/program.hpp"
 #include "core/version.hpp"
+#include "microbench/counters.hpp"
 #include "microbench/run_context.hpp"
 
 namespace sonde::microbench {
@@ -50,12 +51,14 @@ int run_suite_program(const SuiteProgram& suite, int argc, char** argv) {
     }
     topology.bind_current_thread_to_core(0);
     const std::optional<CoreClock> clock = measure_core_clock();
+    HardwareCounters::open(suite.common != nullptr ? suite.common->papi_events
+                                                   : std::vector<std::string>{});
+    fmt::print(stderr, "{}: {}\n", suite.program, HardwareCounters::get().status());
 
     ParamRegistry registry;
     nlohmann::json context = make_run_context(suite.suite, topology, clock, command_line);
     context[suite.suite + "_suite"] = suite.register_benchmarks(topology, clock, registry);
-    context["counters"] = {{"source", "none"},
-                           {"note", "hardware counters are not read by the suites yet"}};
+    context["counters"] = HardwareCounters::get().to_json();
     add_to_benchmark_context(context);
     if (progress) {
       fmt::print(stderr, "{}: {} benchmarks in {}\n", suite.program, registry.size(),

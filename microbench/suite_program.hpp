@@ -12,6 +12,7 @@
 
 #include "microbench/bench_output.hpp"
 #include "microbench/clock.hpp"
+#include "microbench/suite_options.hpp"
 #include "microbench/topology.hpp"
 
 namespace sonde::microbench {
@@ -27,6 +28,7 @@ struct SuiteProgram {
   std::string description;  // one line for --help
   std::vector<std::string> headline_counters;
   std::function<void(CLI::App&)> add_options;
+  const CommonOptions* common = nullptr;  // bound by add_options: --papi-event and the like
   // Checks the options against the machine (usage Errors) and says which parts run.
   std::function<SuiteParts(const Topology&)> plan;
   // Registers the benchmarks of the planned parts; returns what the context should say of the plan.

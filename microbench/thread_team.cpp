@@ -30,7 +30,10 @@ std::vector<unsigned> first_cores(unsigned count) {
 }
 
 ThreadTeam::ThreadTeam(const Topology& topology, const std::vector<unsigned>& cores)
-    : cores_(cores), start_seconds_(cores.size()), finish_seconds_(cores.size()) {
+    : cores_(cores),
+      start_seconds_(cores.size()),
+      finish_seconds_(cores.size()),
+      member_events_(cores.size()) {
   if (cores_.empty()) throw usage_error("thread team", "needs at least one core");
   for (unsigned core : cores_) {
     if (core >= topology.cores()) {
@@ -91,9 +94,13 @@ void ThreadTeam::execute(unsigned member) {
   if (timed_) {
     arrived_.fetch_add(1, std::memory_order_acq_rel);
     while (arrived_.load(std::memory_order_acquire) < size()) cpu_relax();
+    // Counting starts after the barrier, so that its spinning loads are not counted.
+    const HardwareCounters& counters = HardwareCounters::get();
+    counters.start();
     start_seconds_[member] = now_seconds();
     (*work_)(member);
     finish_seconds_[member] = now_seconds();
+    counters.stop(member_events_[member].totals);
   } else {
     (*work_)(member);
   }
@@ -120,9 +127,20 @@ double ThreadTeam::run_timed(const std::function<void(unsigned)>& work) {
   return finish - start;
 }
 
+EventTotals ThreadTeam::counted() const {
+  EventTotals sum;
+  for (const MemberEvents& member : member_events_) sum += member.totals;
+  return sum;
+}
+
+void ThreadTeam::reset_counts() {
+  for (MemberEvents& member : member_events_) member.totals = EventTotals{};
+}
+
 std::uint64_t ThreadTeam::run_benchmark_loop(benchmark::State& state,
                                              const std::function<void(unsigned)>& work) {
   run(work);
+  reset_counts();
   std::uint64_t runs = 1;
   for (auto _ : state) {
     state.SetIterationTime(run_timed(work));

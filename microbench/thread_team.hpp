@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "microbench/counters.hpp"
 #include "microbench/topology.hpp"
 
 namespace sonde::microbench {
@@ -44,9 +45,15 @@ class ThreadTeam {
 
   // A Google Benchmark loop over the team: `work` once untimed (warm-up: caches filled, pages
   // mapped, threads awake), then once per iteration, timed with run_timed() as the iteration's
-  // manual time. Returns how many times `work` ran, the warm-up included.
+  // manual time. Returns how many times `work` ran, the warm-up included. The hardware events of
+  // the timed runs are then in counted().
+  //
   std::uint64_t run_benchmark_loop(benchmark::State& state,
                                    const std::function<void(unsigned member)>& work);
+
+  // Every member's hardware events in the timed runs since the last reset_counts(), summed.
+  EventTotals counted() const;
+  void reset_counts();
 
  private:
   void worker_loop(unsigned member, const Topology& topology);
@@ -63,6 +70,10 @@ class ThreadTeam {
   const std::function<void(unsigned)>* work_ = nullptr;
   bool timed_ = false;
   std::vector<double> start_seconds_, finish_seconds_;
+  struct alignas(64) MemberEvents {
+    EventTotals totals;
+  };
+  std::vector<MemberEvents> member_events_;
   std::atomic<int> bind_failures_{0};
 };
 

@@ -162,6 +162,51 @@ void Topology::bind_current_thread_to_core(unsigned core_index) const {
   }
 }
 
+unsigned Topology::numa_node_of_core(unsigned core_index) const {
+  hwloc_topology_t topology = handle_.get();
+  hwloc_obj_t core = hwloc_get_obj_by_type(topology, HWLOC_OBJ_CORE, core_index);
+  if (core == nullptr) core = hwloc_get_obj_by_type(topology, HWLOC_OBJ_PU, core_index);
+  if (core == nullptr) {
+    throw usage_error("NUMA node of a core", fmt::format("there is no core {}", core_index));
+  }
+  for (unsigned i = 0; i < count_of(topology, HWLOC_OBJ_NUMANODE); ++i) {
+    hwloc_obj_t node = hwloc_get_obj_by_type(topology, HWLOC_OBJ_NUMANODE, i);
+    if (hwloc_bitmap_isincluded(core->cpuset, node->cpuset)) return i;
+  }
+  return 0;
+}
+
+void Topology::bind_memory_to_node(void* address, std::size_t bytes, unsigned node_index) const {
+  const std::string where = fmt::format("binding memory to NUMA node {}", node_index);
+  if (!this_system_) throw usage_error(where, "the topology does not describe this machine");
+  hwloc_topology_t topology = handle_.get();
+  hwloc_obj_t node = hwloc_get_obj_by_type(topology, HWLOC_OBJ_NUMANODE, node_index);
+  if (node == nullptr) {
+    throw usage_error(where, fmt::format("this machine has {} NUMA nodes", numa_nodes_.size()));
+  }
+  const int rc = hwloc_set_area_membind(topology, address, bytes, node->nodeset, HWLOC_MEMBIND_BIND,
+                                        HWLOC_MEMBIND_BYNODESET | HWLOC_MEMBIND_STRICT);
+  if (rc != 0) {
+    throw io_error(where, fmt::format("hwloc_set_area_membind failed: {}", std::strerror(errno)));
+  }
+}
+
+std::optional<unsigned> Topology::numa_node_holding(const void* address, std::size_t bytes) const {
+  hwloc_topology_t topology = handle_.get();
+  hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
+  const int rc =
+      hwloc_get_area_memlocation(topology, address, bytes, nodes, HWLOC_MEMBIND_BYNODESET);
+  std::optional<unsigned> holder;
+  if (rc == 0 && hwloc_bitmap_weight(nodes) == 1) {
+    for (unsigned i = 0; i < count_of(topology, HWLOC_OBJ_NUMANODE); ++i) {
+      hwloc_obj_t node = hwloc_get_obj_by_type(topology, HWLOC_OBJ_NUMANODE, i);
+      if (hwloc_bitmap_isequal(node->nodeset, nodes)) holder = i;
+    }
+  }
+  hwloc_bitmap_free(nodes);
+  return holder;
+}
+
 std::string Topology::summary() const {
   std::string text =
       fmt::format("{} package{}, {} NUMA node{} ({}), {} cores, {} PUs", packages_,

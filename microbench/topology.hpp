@@ -60,6 +60,15 @@ class Topology {
   // so that it neither migrates nor shares an SMT sibling. Throws Error when it cannot.
   void bind_current_thread_to_core(unsigned core_index) const;
 
+  // The NUMA node (index into numa_nodes()) whose cores include core `core_index`.
+  unsigned numa_node_of_core(unsigned core_index) const;
+  // Binds the pages of [address, address + bytes) to NUMA node `node_index` before they are first
+  // touched (strict: no fallback to another node). Throws Error when it cannot.
+  void bind_memory_to_node(void* address, std::size_t bytes, unsigned node_index) const;
+  // The NUMA node that holds every touched page of the range; nullopt when they are spread or
+  // the system cannot say.
+  std::optional<unsigned> numa_node_holding(const void* address, std::size_t bytes) const;
+
   // "1 package, 1 NUMA node (4.6 GiB), 2 cores, 2 PUs; L1d 48 KiB x2, L2 1 MiB x2, L3 32 MiB x1"
   std::string summary() const;
   // A readable report: machine, NUMA nodes, and a table of caches (size, line, ways, sharing).

@@ -5,7 +5,9 @@ cmake_policy(VERSION 3.25)
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 
+include(${CMAKE_CURRENT_LIST_DIR}/check_counts.cmake)
 execute_process(COMMAND ${PROGRAM} --quick --progress --out ${WORK}/memory.json
+                        --papi-event=loads=sonde::no_such_event
                 RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "quick run failed (${rc}):\n${err}")
@@ -37,6 +39,7 @@ foreach(expected pointer_chase read write copy triad strided_read)
     message(FATAL_ERROR "no ${expected} benchmark in the quick run")
   endif()
 endforeach()
+check_counts("${json}" "sonde::no_such_event")
 message(STATUS "quick run: ${count} entries, kernels ok")
 
 # Bad options: one line naming the problem, exit code 2, nothing written.

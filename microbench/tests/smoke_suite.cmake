@@ -5,7 +5,9 @@ cmake_policy(VERSION 3.25)
 string(REPLACE "," ";" EXPECTED "${EXPECTED}")
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
+include(${CMAKE_CURRENT_LIST_DIR}/check_counts.cmake)
 execute_process(COMMAND ${PROGRAM} --quick --progress --out ${WORK}/result.json
+                        --papi-event=loads=sonde::no_such_event
                 RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "quick run failed (${rc}):\n${err}")
@@ -27,6 +29,7 @@ foreach(expected ${EXPECTED})
     message(FATAL_ERROR "no benchmark with ${KEY} = ${expected} in the quick run")
   endif()
 endforeach()
+check_counts("${json}" "sonde::no_such_event")
 execute_process(COMMAND ${PROGRAM} --quick --part=nonsense --out ${WORK}/bad.json
                 RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
 if(NOT rc EQUAL 2 OR NOT err MATCHES "unknown part 'nonsense'" OR EXISTS ${WORK}/bad.json)

@@ -103,7 +103,10 @@ TEST(Contention, PlanCoversTable1AndSaysWhatItSkips) {
   EXPECT_EQ(plan.levels, (std::vector<std::string>{"l1", "l2", "l3", "dram"}));
   EXPECT_EQ(plan.thread_counts, (std::vector<unsigned>{1, 2, 4, 8, 16, 32, 64}));
   EXPECT_EQ(plan.parts,
-            (std::vector<std::string>{"access", "one-word", "false-sharing", "coherence"}));
+            (std::vector<std::string>{"access", "one-word", "false-sharing", "coherence", "numa"}));
+  // Four nodes; the NUMA working set is four times the whole L3 (16 x 32 MiB), capped at 1 GiB.
+  EXPECT_EQ(plan.numa_nodes, 4u);
+  EXPECT_EQ(plan.numa_bytes, 1ull << 30);
   const ContentionSuitePlan one =
       plan_contention_suite({}, Topology::from_synthetic("core:1 pu:1"));
   EXPECT_EQ(one.parts, (std::vector<std::string>{"access", "one-word"}));

@@ -1,6 +1,9 @@
 #include "microbench/topology.hpp"
+#include "microbench/page_buffer.hpp"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include <string>
 
@@ -58,6 +61,11 @@ TEST(Topology, ReadsASyntheticNumaMachine) {
   EXPECT_FALSE(topology.is_this_system());
   // A machine that is not this one cannot be bound to.
   EXPECT_THROW(topology.bind_current_thread_to_core(0), Error);
+  EXPECT_EQ(topology.numa_node_of_core(0), 0u);
+  EXPECT_EQ(topology.numa_node_of_core(20), 1u);  // 16 cores a node
+  EXPECT_EQ(topology.numa_node_of_core(63), 3u);
+  char byte = 0;
+  EXPECT_THROW(topology.bind_memory_to_node(&byte, 1, 1), Error);
   const nlohmann::json json = topology.to_json();
   EXPECT_EQ(json["cores"], 64);
   EXPECT_EQ(json["numa_nodes"].size(), 4u);
@@ -80,6 +88,17 @@ TEST(Topology, ThisSystemCanBeBoundTo) {
   EXPECT_NO_THROW(topology.bind_current_thread_to_core(topology.cores() - 1));
   EXPECT_THROW(topology.bind_current_thread_to_core(topology.cores() + 7), Error);
   topology.bind_current_thread_to_core(0);
+}
+
+TEST(Topology, MemoryCanBeBoundToANodeOfThisSystem) {
+  const Topology topology = Topology::from_system();
+  const unsigned node = topology.numa_node_of_core(0);
+  constexpr std::size_t kBytes = 1 << 20;
+  PageBuffer buffer(kBytes, PagePolicy::base);
+  topology.bind_memory_to_node(buffer.data(), kBytes, node);
+  std::fill_n(static_cast<char*>(buffer.data()), kBytes, 1);  // first touch places them
+  EXPECT_EQ(topology.numa_node_holding(buffer.data(), kBytes), node);
+  EXPECT_THROW(topology.bind_memory_to_node(buffer.data(), kBytes, 4096), Error);
 }
 
 }  // namespace
