@@ -1,6 +1,8 @@
 // The sonde command: parses arguments and calls one library function per verb.
 #include <fmt/format.h>
 
+#include <sstream>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -40,7 +42,7 @@ int characterize_verb(const sonde::microbench::CharacterizeOptions& options,
   if (json) {
     nlohmann::json report = {{"run_folder", outcome.run_folder.string()}};
     if (memory) report["memory"] = sonde::fit::to_json(sonde::fit::summarize_memory(files));
-    for (const char* suite : {"contention", "overhead", "compute"}) {
+    for (const char* suite : {"contention", "overhead", "compute", "mpi"}) {
       if (sonde::fit::has_suite(files, suite)) {
         report[suite] = sonde::fit::suite_summary_json(files, suite);
       }
@@ -57,6 +59,7 @@ int characterize_verb(const sonde::microbench::CharacterizeOptions& options,
   }
   if (sonde::fit::has_suite(files, "compute"))
     std::cout << sonde::fit::format_compute_summary(files);
+  if (sonde::fit::has_suite(files, "mpi")) std::cout << sonde::fit::format_mpi_summary(files);
   std::cout << fmt::format("\nRaw results: {} ({} parts measured now, {} kept from before)\n",
                            outcome.run_folder.string(), outcome.parts_measured, outcome.parts_kept);
   return 0;
@@ -91,8 +94,13 @@ int main(int argc, char** argv) {
     sonde::microbench::add_memory_options(*characterize, selection.memory);
     characterize
         ->add_option("--suite", selection.suites,
-                     "Run only these suites: memory, contention, overhead, compute")
+                     "Run only these suites: memory, contention, overhead, compute, mpi")
         ->delimiter(',');
+    characterize->add_flag("--mpi", selection.mpi, "Run the MPI suite too (sonde-bench-mpi)");
+    std::string mpi_launcher;
+    characterize->add_option("--mpi-launcher", mpi_launcher,
+                             "How to start the MPI suite, e.g. \"mpirun -np 64 --hostfile hosts\" "
+                             "or \"srun\" (default: mpiexec -n <cores>); implies --mpi");
     std::string results_root = "results";
     bool characterize_json = false;
     characterize->add_option("--results", results_root, "Folder of raw results")
@@ -112,6 +120,9 @@ int main(int argc, char** argv) {
     }
     if (topology->parsed()) return topology_verb(xml, synthetic, topology_json);
     options.results_root = results_root;
+    std::istringstream words(mpi_launcher);
+    for (std::string word; words >> word;) selection.mpi_launcher.push_back(word);
+    if (!selection.mpi_launcher.empty()) selection.mpi = true;
     return characterize_verb(options, selection, characterize_json);
   });
 }

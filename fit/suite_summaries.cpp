@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "core/units.hpp"
 
@@ -175,10 +176,69 @@ std::string format_compute_summary(const std::vector<ResultFile>& files) {
   return text;
 }
 
+std::string format_mpi_summary(const std::vector<ResultFile>& files) {
+  // Ping-pong (paper 003, section 4): half the round trip, and the rate it implies.
+  std::map<std::uint64_t, std::pair<const SummaryRow*, const SummaryRow*>> pingpong;
+  const std::vector<SummaryRow> times = summary_rows(files, "mpi", {"seconds_per_message"});
+  const std::vector<SummaryRow> rates = summary_rows(files, "mpi", {"bytes_per_second"});
+  for (const SummaryRow& row : times) {
+    if (row.params.value("part", "") == "pingpong") {
+      pingpong[row.params.value("message_bytes", std::uint64_t{0})].first = &row;
+    }
+  }
+  for (const SummaryRow& row : rates) {
+    if (row.params.value("part", "") == "pingpong") {
+      pingpong[row.params.value("message_bytes", std::uint64_t{0})].second = &row;
+    }
+  }
+  std::string text =
+      "\nMPI ping-pong, first and last rank (half a round trip): median [min - max]\n";
+  text += fmt::format("{:>10} {:>12} {:>24} {:>14}\n", "bytes", "time", "[min - max]", "rate");
+  for (const auto& [bytes, rows] : pingpong) {
+    if (rows.first == nullptr) continue;
+    text += fmt::format(
+        "{:>10} {:>12} {:>24} {:>14}\n", bytes, format_seconds(rows.first->median),
+        fmt::format("[{} - {}]", format_seconds(rows.first->min), format_seconds(rows.first->max)),
+        rows.second && bytes > 0 ? format_bytes_per_second(rows.second->median) : "");
+  }
+  // Collectives: seconds per operation by communicator size, at the smallest and largest size.
+  std::map<std::string, std::map<int, std::map<std::uint64_t, double>>> collectives;
+  std::set<int> sizes;
+  for (const SummaryRow& row : summary_rows(files, "mpi", {"seconds_per_operation"})) {
+    const int k = row.params.value("communicator_ranks", 0);
+    collectives[row.params.value("operation", "")][k]
+               [row.params.value("message_bytes", std::uint64_t{0})] = row.median;
+    sizes.insert(k);
+  }
+  if (!collectives.empty()) {
+    text += "\nMPI collectives: median seconds per operation at the smallest / largest message\n";
+    text += fmt::format("{:<10}", "operation");
+    for (int k : sizes) text += fmt::format(" {:>24}", fmt::format("{} ranks", k));
+    text += "\n";
+    for (const auto& [op, by_size] : collectives) {
+      text += fmt::format("{:<10}", op);
+      for (int k : sizes) {
+        const auto it = by_size.find(k);
+        std::string cell;
+        if (it != by_size.end() && !it->second.empty()) {
+          cell = format_seconds(it->second.begin()->second);
+          if (it->second.size() > 1) cell += " / " + format_seconds(it->second.rbegin()->second);
+        }
+        text += fmt::format(" {:>24}", cell);
+      }
+      text += "\n";
+    }
+  }
+  return text;
+}
+
 nlohmann::json suite_summary_json(const std::vector<ResultFile>& files, const std::string& suite) {
   nlohmann::json rows = nlohmann::json::array();
+  static const std::vector<std::string> mpi = {"seconds_per_message", "seconds_per_operation",
+                                               "bytes_per_second"};
   const auto& counters = suite == "compute"      ? compute_counters()
                          : suite == "contention" ? contention_counters()
+                         : suite == "mpi"        ? mpi
                                                  : overhead_counters();
   for (const SummaryRow& row : summary_rows(files, suite, counters)) {
     rows.push_back({{"name", row.name},

@@ -32,6 +32,7 @@ std::vector<SummaryRow> summary_rows(const std::vector<ResultFile>& files, const
 std::string format_contention_summary(const std::vector<ResultFile>& files);
 std::string format_overhead_summary(const std::vector<ResultFile>& files);
 std::string format_compute_summary(const std::vector<ResultFile>& files);
+std::string format_mpi_summary(const std::vector<ResultFile>& files);
 nlohmann::json suite_summary_json(const std::vector<ResultFile>& files, const std::string& suite);
 
 }  // namespace sonde::fit

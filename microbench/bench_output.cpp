@@ -135,6 +135,13 @@ std::string strict_json(const std::string& text) {
   return result;
 }
 
+// Reports nothing: the MPI ranks that only take part.
+class QuietReporter : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>&) override {}
+};
+
 }  // namespace
 
 void ParamRegistry::add(const std::string& name, nlohmann::json params) {
@@ -148,6 +155,11 @@ const nlohmann::json* ParamRegistry::find(const std::string& name) const {
 
 RunOutcome run_benchmarks(const ParamRegistry& registry, const nlohmann::json& context,
                           const OutputOptions& options) {
+  if (options.quiet) {
+    QuietReporter quiet;
+    benchmark::RunSpecifiedBenchmarks(&quiet);
+    return {};
+  }
   SondeReporter reporter(registry, options);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   if (options.out) {

@@ -29,6 +29,7 @@ class ParamRegistry {
 struct OutputOptions {
   std::optional<std::filesystem::path> out;  // the result file; none: only the screen
   bool progress = false;  // one line per benchmark on stderr instead of the console table
+  bool quiet = false;     // neither screen nor file: an MPI rank other than 0
   // The counters to show on a progress line, the first one a benchmark has.
   std::vector<std::string> headline_counters{"seconds_per_load", "bytes_per_second"};
 };

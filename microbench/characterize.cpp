@@ -18,6 +18,7 @@
 #include "core/version.hpp"
 #include "microbench/compute_suite.hpp"
 #include "microbench/contention_suite.hpp"
+#include "microbench/mpi_parts.hpp"
 #include "microbench/overhead_suite.hpp"
 #include "microbench/run_context.hpp"
 
@@ -64,7 +65,8 @@ ChildExit run_child(const std::vector<std::string>& argv) {
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
-  const int rc = ::posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), environ);
+  // posix_spawnp: a launcher ("mpiexec", "srun") is found on the PATH.
+  const int rc = ::posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), environ);
   if (rc != 0) throw io_error(argv[0], fmt::format("cannot start it: {}", std::strerror(rc)));
   g_child = pid;
   int status = 0;
@@ -113,6 +115,21 @@ bool is_whole_result(const std::filesystem::path& path) {
   }
 }
 
+// Whether `program` can be started: a path to an executable, or a name found on the PATH.
+bool on_path(const std::string& program) {
+  if (program.find('/') != std::string::npos) return ::access(program.c_str(), X_OK) == 0;
+  const char* path = std::getenv("PATH");
+  std::string folders = path == nullptr ? "/usr/bin:/bin" : path;
+  std::size_t start = 0;
+  while (start <= folders.size()) {
+    const std::size_t end = std::min(folders.find(':', start), folders.size());
+    const std::string folder = folders.substr(start, end - start);
+    if (!folder.empty() && ::access((folder + "/" + program).c_str(), X_OK) == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
 // "20261121T140509Z": sorts in time order and is safe in any file system.
 std::string new_run_id() {
   std::string stamp = utc_timestamp();
@@ -130,7 +147,9 @@ std::filesystem::path own_folder() {
   return exe.parent_path();
 }
 
-std::vector<std::string> suite_names() { return {"memory", "contention", "overhead", "compute"}; }
+std::vector<std::string> suite_names() {
+  return {"memory", "contention", "overhead", "compute", "mpi"};
+}
 
 std::vector<SuiteRun> plan_suites(const SuiteSelection& selection, const Topology& topology) {
   const std::vector<std::string> all = suite_names();
@@ -140,9 +159,18 @@ std::vector<SuiteRun> plan_suites(const SuiteSelection& selection, const Topolog
                                                fmt::join(all, ", ")));
     }
   }
+  const auto named = [&](const std::string& suite) {
+    return std::find(selection.suites.begin(), selection.suites.end(), suite) !=
+           selection.suites.end();
+  };
+  const bool mpi = selection.mpi || named("mpi");
+  // No single-node suite named: all of them, unless only `mpi` was named.
+  const bool only_mpi = !selection.suites.empty() &&
+                        std::all_of(selection.suites.begin(), selection.suites.end(),
+                                    [](const std::string& suite) { return suite == "mpi"; });
   const auto wanted = [&](const std::string& suite) {
-    return selection.suites.empty() || std::find(selection.suites.begin(), selection.suites.end(),
-                                                 suite) != selection.suites.end();
+    if (suite == "mpi") return mpi;
+    return named(suite) || (selection.suites.empty() && !only_mpi);
   };
   // --part names parts of any suite; each suite gets its own.
   MemorySuiteOptions memory = selection.memory;
@@ -151,7 +179,8 @@ std::vector<SuiteRun> plan_suites(const SuiteSelection& selection, const Topolog
       {"memory", memory_part_names(plan_memory_suite(memory, topology))},
       {"contention", contention_part_names()},
       {"overhead", overhead_part_names()},
-      {"compute", compute_part_names()}};
+      {"compute", compute_part_names()},
+      {"mpi", mpi_part_names()}};
   const std::vector<std::string>& asked = selection.memory.common.parts;
   std::vector<std::string> every_part;
   for (const std::string& suite : all) {
@@ -189,8 +218,15 @@ std::vector<SuiteRun> plan_suites(const SuiteSelection& selection, const Topolog
       const OverheadSuitePlan plan = plan_overhead_suite(common, topology);
       run.parts = plan.parts;
       run.skipped_parts = plan.skipped_parts;
-    } else {
+    } else if (suite == "compute") {
       run.parts = plan_compute_suite(common, topology).parts;
+    } else {
+      // The launcher decides the ranks: a part that needs two says so in its own result.
+      run.parts = select_parts(common.parts, mpi_part_names());
+      run.launcher = selection.mpi_launcher;
+      if (run.launcher.empty()) {
+        run.launcher = {"mpiexec", "-n", std::to_string(std::max(2u, topology.cores()))};
+      }
     }
     if (suite != "memory") {
       common.parts.clear();
@@ -206,7 +242,10 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options,
   const std::string machine = folder_safe(options.machine.empty() ? host_name() : options.machine);
   const std::filesystem::path machine_folder = options.results_root / machine;
   nlohmann::json arguments = nlohmann::json::object();
-  for (const SuiteRun& suite : suites) arguments[suite.suite] = suite.arguments;
+  for (const SuiteRun& suite : suites) {
+    arguments[suite.suite] = suite.arguments;
+    if (!suite.launcher.empty()) arguments[suite.suite + ".launcher"] = suite.launcher;
+  }
 
   std::string run_id = options.run_id;
   if (options.resume && run_id.empty()) {
@@ -270,7 +309,16 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options,
   for (const SuiteRun& suite : suites) {
     if (::access((folder / suite.program).c_str(), X_OK) != 0) {
       throw io_error((folder / suite.program).string(),
-                     "the benchmark program is missing or not executable");
+                     suite.suite == "mpi"
+                         ? "the MPI benchmark program is missing: build with an MPI library "
+                           "(scripts/install-deps.sh installs Open MPI; -DSONDE_MPI=ON)"
+                         : "the benchmark program is missing or not executable");
+    }
+    if (!suite.launcher.empty() && !on_path(suite.launcher.front())) {
+      throw io_error("--mpi-launcher",
+                     fmt::format("'{}' is not an executable program here (the "
+                                 "launcher line was '{}')",
+                                 suite.launcher.front(), fmt::join(suite.launcher, " ")));
     }
   }
 
@@ -289,7 +337,8 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options,
       continue;
     }
     fmt::print(stderr, "sonde: [{}/{}] {}\n", i + 1, parts.size(), part);
-    std::vector<std::string> argv{(folder / suite.program).string()};
+    std::vector<std::string> argv = suite.launcher;
+    argv.push_back((folder / suite.program).string());
     argv.insert(argv.end(), suite.arguments.begin(), suite.arguments.end());
     argv.insert(argv.end(), {"--part=" + part, "--out=" + file.string(), "--progress"});
     const ChildExit exit = run_child(argv);

@@ -26,6 +26,8 @@ struct SuiteRun {
   std::string suite;    // "memory": its files are memory-<part>.json
   std::string program;  // "sonde-bench-memory"
   std::vector<std::string> arguments;
+  std::vector<std::string>
+      launcher;  // the MPI suite: "mpiexec -n 2", "srun", ... before the program
   std::vector<std::string> parts;
   std::vector<std::string> skipped_parts;
 };
@@ -33,10 +35,14 @@ struct SuiteRun {
 // What `sonde characterize` was asked to run.
 struct SuiteSelection {
   MemorySuiteOptions memory;        // its `common` options (quick, repetitions, parts) apply to all
-  std::vector<std::string> suites;  // empty: every suite
+  std::vector<std::string> suites;  // empty: every single-node suite (and mpi with `mpi`)
+  bool mpi = false;                 // run the MPI suite too
+  // The launcher line, split at spaces; empty: "mpiexec -n <cores of this machine>".
+  std::vector<std::string> mpi_launcher;
 };
 
-std::vector<std::string> suite_names();  // "memory", "contention", "overhead", "compute"
+// "memory", "contention", "overhead", "compute", "mpi" (the last only when asked for).
+std::vector<std::string> suite_names();
 
 // Checks the selection against the machine (usage Errors naming the option) and plans each suite.
 std::vector<SuiteRun> plan_suites(const SuiteSelection& selection, const Topology& topology);

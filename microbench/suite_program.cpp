@@ -38,39 +38,43 @@ int run_suite_program(const SuiteProgram& suite, int argc, char** argv) {
     const Topology topology = Topology::from_system();
     const SuiteParts parts = suite.plan(topology);
     for (const std::string& skipped : parts.skipped) {
-      fmt::print(stderr, "{}: skipped {}\n", suite.program, skipped);
+      if (!suite.quiet) fmt::print(stderr, "{}: skipped {}\n", suite.program, skipped);
     }
     if (list_parts) {
+      if (suite.quiet) return 0;
       for (const std::string& part : parts.parts) fmt::print("{}\n", part);
       return 0;
     }
-    if (!out.empty()) {
+    if (!out.empty() && !suite.quiet) {
       // Fail now, not after minutes of measuring, when the result cannot be written.
       const std::filesystem::path folder = std::filesystem::path(out).parent_path();
       ensure_writable_folder(folder.empty() ? "." : folder);
     }
-    topology.bind_current_thread_to_core(0);
+    if (suite.bind_to_first_core) topology.bind_current_thread_to_core(0);
     const std::optional<CoreClock> clock = measure_core_clock();
     HardwareCounters::open(suite.common != nullptr ? suite.common->papi_events
                                                    : std::vector<std::string>{});
-    fmt::print(stderr, "{}: {}\n", suite.program, HardwareCounters::get().status());
+    if (!suite.quiet)
+      fmt::print(stderr, "{}: {}\n", suite.program, HardwareCounters::get().status());
 
     ParamRegistry registry;
     nlohmann::json context = make_run_context(suite.suite, topology, clock, command_line);
     context[suite.suite + "_suite"] = suite.register_benchmarks(topology, clock, registry);
     context["counters"] = HardwareCounters::get().to_json();
+    if (suite.add_context) suite.add_context(context);
     add_to_benchmark_context(context);
-    if (progress) {
+    if (progress && !suite.quiet) {
       fmt::print(stderr, "{}: {} benchmarks in {}\n", suite.program, registry.size(),
                  fmt::join(parts.parts, ", "));
     }
     OutputOptions output;
     if (!out.empty()) output.out = out;
     output.progress = progress;
+    output.quiet = suite.quiet;
     output.headline_counters = suite.headline_counters;
     const RunOutcome outcome = run_benchmarks(registry, context, output);
     benchmark::Shutdown();
-    if (outcome.failed > 0) {
+    if (outcome.failed > 0 && !suite.quiet) {
       fmt::print(stderr, "{}: {} of {} benchmarks failed (see their error_message)\n",
                  suite.program, outcome.failed, outcome.benchmarks);
       return static_cast<int>(ExitCode::failure);

@@ -29,6 +29,10 @@ struct SuiteProgram {
   std::vector<std::string> headline_counters;
   std::function<void(CLI::App&)> add_options;
   const CommonOptions* common = nullptr;  // bound by add_options: --papi-event and the like
+  bool quiet = false;  // runs the benchmarks but reports nothing (MPI ranks other than 0)
+  bool bind_to_first_core = true;  // false where a launcher places the process (MPI)
+  // What the run context adds, after the plan (the MPI library, the hosts).
+  std::function<void(nlohmann::json&)> add_context;
   // Checks the options against the machine (usage Errors) and says which parts run.
   std::function<SuiteParts(const Topology&)> plan;
   // Registers the benchmarks of the planned parts; returns what the context should say of the plan.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <tuple>
@@ -160,6 +161,37 @@ void Topology::bind_current_thread_to_core(unsigned core_index) const {
   if (rc != 0) {
     throw io_error(where, fmt::format("hwloc_set_cpubind failed: {}", std::strerror(saved_errno)));
   }
+}
+
+Placement Topology::placement() const {
+  Placement place;
+  hwloc_topology_t topology = handle_.get();
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  if (hwloc_get_cpubind(topology, set, HWLOC_CPUBIND_PROCESS) == 0) {
+    char* text = nullptr;
+    hwloc_bitmap_list_asprintf(&text, set);
+    if (text != nullptr) place.cpus = text;
+    std::free(text);
+  }
+  if (hwloc_get_last_cpu_location(topology, set, HWLOC_CPUBIND_THREAD) == 0) {
+    hwloc_obj_t pu =
+        hwloc_get_pu_obj_by_os_index(topology, static_cast<unsigned>(hwloc_bitmap_first(set)));
+    if (pu != nullptr) {
+      const auto index_of = [&](hwloc_obj_type_t type) {
+        hwloc_obj_t obj = hwloc_get_ancestor_obj_by_type(topology, type, pu);
+        return obj == nullptr ? -1 : static_cast<int>(obj->logical_index);
+      };
+      place.core = index_of(HWLOC_OBJ_CORE);
+      place.package = index_of(HWLOC_OBJ_PACKAGE);
+      for (unsigned i = 0; i < count_of(topology, HWLOC_OBJ_NUMANODE); ++i) {
+        hwloc_obj_t node = hwloc_get_obj_by_type(topology, HWLOC_OBJ_NUMANODE, i);
+        if (hwloc_bitmap_isincluded(pu->cpuset, node->cpuset))
+          place.numa_node = static_cast<int>(i);
+      }
+    }
+  }
+  hwloc_bitmap_free(set);
+  return place;
 }
 
 unsigned Topology::numa_node_of_core(unsigned core_index) const {

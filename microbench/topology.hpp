@@ -33,6 +33,15 @@ struct NumaNode {
   unsigned cores = 0;
 };
 
+// Where the calling process is bound: what an MPI rank reports so that a map of pairs can tell
+// same-NUMA-node, same-socket, same-node and other-node classes apart.
+struct Placement {
+  std::string cpus;    // the processing units it may run on, hwloc's list syntax ("0-3")
+  int core = -1;       // logical index of the core it last ran on
+  int package = -1;    // logical index of that core's package
+  int numa_node = -1;  // logical index of that core's NUMA node
+};
+
 class Topology {
  public:
   static Topology from_system();
@@ -60,6 +69,8 @@ class Topology {
   // so that it neither migrates nor shares an SMT sibling. Throws Error when it cannot.
   void bind_current_thread_to_core(unsigned core_index) const;
 
+  // The calling process's binding and the core it last ran on (this system only).
+  Placement placement() const;
   // The NUMA node (index into numa_nodes()) whose cores include core `core_index`.
   unsigned numa_node_of_core(unsigned core_index) const;
   // Binds the pages of [address, address + bytes) to NUMA node `node_index` before they are first

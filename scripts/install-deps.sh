@@ -2,8 +2,8 @@
 # Installs what sonde needs from Debian's packages; does nothing when all of it is there.
 #   scripts/install-deps.sh               build, test and run dependencies
 #   scripts/install-deps.sh --reference   also the independent tools that scripts/compare-reference.sh
-#                                         measures sonde against (likwid, linux-perf; python3 for
-#                                         its tables)
+#                                         measures sonde against (likwid, linux-perf, hpcc; python3
+#                                         for their tables)
 set -euo pipefail
 
 packages=(
@@ -11,13 +11,13 @@ packages=(
   libbenchmark-dev libgtest-dev libgmock-dev
   libhwloc-dev hwloc
   libpapi-dev papi-tools
-  libopenmpi-dev openmpi-bin
+  libopenmpi-dev openmpi-bin libmpich-dev mpich
   gnuplot-nox libgnuplot-iostream-dev libboost-iostreams-dev libboost-system-dev libboost-filesystem-dev
   libeigen3-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   clang-format
 )
 if [[ "${1:-}" == "--reference" ]]; then
-  packages+=(likwid linux-perf python3)
+  packages+=(likwid linux-perf hpcc python3)
 elif [[ $# -gt 0 ]]; then
   echo "usage: $0 [--reference]" >&2
   exit 2

@@ -1,0 +1,57 @@
+// sonde-bench-mpi: ping-pong, the pair map, streaming bandwidth and collectives (paper 003,
+// section 4; paper 001). Run it under mpirun or srun; rank 0 writes the result.
+#include <mpi.h>
+
+#include "core/units.hpp"
+#include "microbench/mpi_suite.hpp"
+#include "microbench/suite_program.hpp"
+
+int main(int argc, char** argv) {
+  using namespace sonde::microbench;
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+  CommonOptions options;
+  MpiSuitePlan plan;
+  std::vector<RankPlace> places;
+  SuiteProgram suite;
+  suite.program = "sonde-bench-mpi";
+  suite.suite = "mpi";
+  suite.description =
+      "sonde MPI suite: ping-pong between the first and last rank, a latency and bandwidth map "
+      "of rank pairs, streaming bandwidth and collectives over 2, 4, 8, ... ranks";
+  suite.headline_counters = {"seconds_per_message", "seconds_per_operation", "bytes_per_second"};
+  std::vector<std::string> message_sizes;
+  suite.add_options = [&](CLI::App& app) {
+    add_common_options(app, options);
+    app.add_option("--message-bytes", message_sizes,
+                   "Ping-pong message sizes instead of 0 B to 16 MiB (e.g. 8,2000000,4MiB)")
+        ->delimiter(',');
+  };
+  suite.common = &options;
+  suite.quiet = rank != 0;
+  suite.bind_to_first_core = false;  // the launcher places the ranks
+  suite.plan = [&](const Topology& topology) {
+    std::vector<std::uint64_t> bytes;
+    for (const std::string& text : message_sizes) {
+      bytes.push_back(sonde::parse_bytes(text, "--message-bytes"));
+    }
+    plan = plan_mpi_suite(options, size, bytes);
+    places = gather_places(topology, MPI_COMM_WORLD);
+    return SuiteParts{plan.parts, plan.skipped_parts};
+  };
+  suite.register_benchmarks = [&](const Topology&, const std::optional<CoreClock>&,
+                                  ParamRegistry& registry) {
+    register_mpi_suite(plan, places, registry);
+    return to_json(plan);
+  };
+  suite.add_context = [&](nlohmann::json& context) { context["mpi"] = mpi_context(places); };
+  const int code = run_suite_program(suite, argc, argv);
+  // A rank that stops early (bad options, an unwritable result) would leave the others waiting
+  // in a collective: end them all.
+  if (code != 0) MPI_Abort(MPI_COMM_WORLD, code);
+  MPI_Finalize();
+  return code;
+}

@@ -1,0 +1,72 @@
+// The MPI suite (paper 003, section 4 and Tables 4 to 6; paper 001's message times): ping-pong
+// between the first and the last rank, a map of every pair's latency and bandwidth with each
+// rank's host and hwloc placement, streaming bandwidth one way and both ways with a window of
+// non-blocking sends, and collectives over sub-communicators of 2, 4, 8, ... ranks.
+//
+// Google Benchmark is the harness, with manual time: every iteration starts with a barrier, and
+// its time is the slowest rank's (an MPI_MAX reduction), so every rank sees the same times and
+// makes the same iteration decisions, and nothing deadlocks. Only rank 0 reports.
+#pragma once
+
+#include <mpi.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "microbench/bench_output.hpp"
+#include "microbench/mpi_parts.hpp"
+#include "microbench/suite_options.hpp"
+#include "microbench/topology.hpp"
+
+namespace sonde::microbench {
+
+// One rank's host and place, gathered from all ranks.
+struct RankPlace {
+  int rank = 0;
+  std::string host;
+  Placement place;
+};
+
+// "same-core", "same-numa", "same-socket", "same-node" or "other-node".
+std::string pair_class(const RankPlace& a, const RankPlace& b);
+
+struct MpiSuitePlan {
+  int ranks = 1;
+  std::vector<std::string> parts;
+  std::vector<std::string> skipped_parts;
+  std::vector<std::uint64_t> pingpong_bytes;  // 0 B to 16 MiB, dense where protocols switch
+  std::uint64_t map_latency_bytes = 8;
+  std::uint64_t map_bandwidth_bytes = 4u << 20;
+  std::vector<std::pair<int, int>> map_pairs;
+  std::vector<std::uint64_t> stream_bytes;
+  unsigned window = 64;                         // non-blocking sends in flight
+  std::vector<int> communicator_sizes;          // 2, 4, 8, ..., all ranks
+  std::vector<std::uint64_t> collective_bytes;  // per rank (per pair for alltoall)
+  std::uint64_t collective_buffer_cap = 256u << 20;
+  int repetitions = 0;
+  double min_time_seconds = 0;
+  double warm_up_seconds = 0;  // Google Benchmark's warm-up before each benchmark's runs
+};
+
+std::vector<std::string> collective_names();
+
+// The plan for `ranks` ranks; the same on every rank, so that all register the same benchmarks.
+// `message_bytes`, when given, replaces the ping-pong sizes.
+MpiSuitePlan plan_mpi_suite(const CommonOptions& options, int ranks,
+                            const std::vector<std::uint64_t>& message_bytes = {});
+
+// Every rank's host and placement, gathered with MPI_Allgather.
+std::vector<RankPlace> gather_places(const Topology& topology, MPI_Comm world);
+
+// Registers the planned benchmarks; collective: every rank must call it, in the same order.
+void register_mpi_suite(const MpiSuitePlan& plan, const std::vector<RankPlace>& places,
+                        ParamRegistry& registry);
+
+nlohmann::json to_json(const MpiSuitePlan& plan);
+
+// The MPI library and version, the hosts with their ranks, and ranks per node.
+nlohmann::json mpi_context(const std::vector<RankPlace>& places);
+
+}  // namespace sonde::microbench

@@ -1,0 +1,77 @@
+cmake_policy(VERSION 3.25)
+# Runs sonde-bench-mpi under the MPI launcher in quick mode and checks its result; then kills a
+# rank part way through a second run and checks that the first result file is intact.
+# Arguments: -DPROGRAM -DMPIEXEC -DNP_FLAG -DRANKS -DWORK
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+set(launch ${MPIEXEC} ${NP_FLAG} ${RANKS})
+execute_process(COMMAND ${launch} ${PROGRAM} --quick --progress --out ${WORK}/mpi.json
+                RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "quick run with ${RANKS} ranks failed (${rc}):\n${out}\n${err}")
+endif()
+file(READ ${WORK}/mpi.json json)
+string(JSON ranks GET "${json}" context sonde mpi ranks)
+string(JSON library GET "${json}" context sonde mpi library)
+string(JSON hosts LENGTH "${json}" context sonde mpi hosts)
+if(NOT ranks EQUAL RANKS OR library STREQUAL "" OR hosts LESS 1)
+  message(FATAL_ERROR "the MPI context is wrong: ${ranks} ranks, library '${library}'")
+endif()
+math(EXPR last "${RANKS} - 1")
+set(names "mpi.pingpong/bytes:0" "mpi.pingpong/bytes:1048576" "mpi.map.latency/a:0/b:${last}"
+    "mpi.map.bandwidth/a:0/b:1" "mpi.stream.unidirectional/bytes:65536"
+    "mpi.stream.bidirectional/bytes:8" "mpi.collective.barrier/ranks:2"
+    "mpi.collective.barrier/ranks:${RANKS}")
+foreach(op bcast gather scatter alltoall shift allgather reduce allreduce scan)
+  list(APPEND names "mpi.collective.${op}/ranks:2/bytes:8"
+       "mpi.collective.${op}/ranks:${RANKS}/bytes:4096")
+endforeach()
+foreach(name ${names})
+  string(FIND "${json}" "\"name\": \"${name}/" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "no ${name} in the result of ${RANKS} ranks")
+  endif()
+endforeach()
+string(FIND "${json}" "\"error_occurred\": true" failed)
+if(NOT failed EQUAL -1)
+  message(FATAL_ERROR "a benchmark failed with ${RANKS} ranks")
+endif()
+
+# A rank killed part way: the run fails, and the result already written stays as it was.
+file(SHA256 ${WORK}/mpi.json before)
+execute_process(COMMAND ${CMAKE_COMMAND} -E env SONDE_TEST_KILL_RANK=1
+                        ${launch} ${PROGRAM} --quick --part collectives --out ${WORK}/mpi.json
+                RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET TIMEOUT 120)
+file(SHA256 ${WORK}/mpi.json after)
+file(GLOB leftovers ${WORK}/*.tmp* ${WORK}/.*)
+if(rc EQUAL 0 OR NOT before STREQUAL after OR leftovers)
+  message(FATAL_ERROR "a killed rank gave exit ${rc}; file kept: ${before} ${after}; ${leftovers}")
+endif()
+message(STATUS "${RANKS} ranks: ${library}; a killed rank ended the run with ${rc}")
+
+# Through `sonde characterize`: a rank killed in one part fails that part only, the others are
+# kept, and --resume measures only the failed one.
+if(SONDE)
+  set(results ${WORK}/results)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env SONDE_TEST_KILL_RANK=1:collectives
+                          ${SONDE} characterize --quick --suite mpi --results ${results}
+                          --machine m --run-id r "--mpi-launcher=${MPIEXEC} ${NP_FLAG} ${RANKS}"
+                  RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET TIMEOUT 300)
+  if(NOT rc EQUAL 1 OR NOT err MATCHES "parts failed: collectives"
+     OR NOT EXISTS ${results}/m/r/mpi-pingpong.json OR EXISTS ${results}/m/r/mpi-collectives.json)
+    message(FATAL_ERROR "a killed rank under characterize gave exit ${rc}:\n${err}")
+  endif()
+  execute_process(COMMAND ${SONDE} characterize --quick --suite mpi --results ${results}
+                          --machine m --resume "--mpi-launcher=${MPIEXEC} ${NP_FLAG} ${RANKS}"
+                  RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out TIMEOUT 300)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "1 parts measured now, 3 kept from before"
+     OR NOT out MATCHES "MPI collectives")
+    message(FATAL_ERROR "resuming after a killed rank gave exit ${rc}:\n${out}\n${err}")
+  endif()
+  execute_process(COMMAND ${SONDE} characterize --quick --suite mpi --results ${results}
+                          --machine m2 "--mpi-launcher=no-such-launcher -n 2"
+                  RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
+  if(NOT rc EQUAL 1 OR NOT err MATCHES "no-such-launcher' is not an executable program")
+    message(FATAL_ERROR "a launcher that cannot start gave exit ${rc}:\n${err}")
+  endif()
+endif()
