@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
 #include "core/units.hpp"
+#include "fit/hockney.hpp"
 
 namespace sonde::fit {
 namespace {
@@ -200,6 +202,27 @@ std::string format_mpi_summary(const std::vector<ResultFile>& files) {
         "{:>10} {:>12} {:>24} {:>14}\n", bytes, format_seconds(rows.first->median),
         fmt::format("[{} - {}]", format_seconds(rows.first->min), format_seconds(rows.first->max)),
         rows.second && bytes > 0 ? format_bytes_per_second(rows.second->median) : "");
+  }
+  // Hockney's t = t0 + m / r_inf (paper 003, Eq. 5), piecewise where the protocols switch.
+  std::vector<double> sizes_bytes, medians;
+  for (const auto& [bytes, rows] : pingpong) {
+    if (rows.first != nullptr)
+      sizes_bytes.push_back(static_cast<double>(bytes)), medians.push_back(rows.first->median);
+  }
+  if (sizes_bytes.size() >= 6) {
+    const HockneyFit fit = fit_hockney(sizes_bytes, medians, "ping-pong medians");
+    text += fmt::format(
+        "Hockney fit of the medians, {} segment{} (mean relative error {:.1f}%, largest "
+        "{:.1f}%):\n",
+        fit.segments.size(), fit.segments.size() == 1 ? "" : "s", 100 * fit.mean_relative_error,
+        100 * fit.max_relative_error);
+    for (const HockneySegment& segment : fit.segments) {
+      text += fmt::format(
+          "  {:>10} to {:>10} B: t0 {:>9}, r_inf {:>12}, m_1/2 {}\n", segment.from_bytes,
+          segment.to_bytes, format_seconds(segment.t0_seconds),
+          std::isfinite(segment.r_inf()) ? format_bytes_per_second(segment.r_inf()) : "unbounded",
+          std::isfinite(segment.m_half()) ? format_bytes(segment.m_half()) : "-");
+    }
   }
   // Collectives: seconds per operation by communicator size, at the smallest and largest size.
   std::map<std::string, std::map<int, std::map<std::uint64_t, double>>> collectives;
