@@ -9,6 +9,7 @@
 #include <random>
 
 #include "core/error.hpp"
+#include "fit/bootstrap.hpp"
 #include "fit/hockney.hpp"
 #include "fit/least_squares.hpp"
 #include "fit/model_forms.hpp"
@@ -221,6 +222,42 @@ TEST(Collective, RecoversTable5BroadcastFromNoisyTimings) {
   EXPECT_EQ(formula.substr(0, 2), "(5") << formula;
   EXPECT_NE(formula.find(" log n) + (0.02"), std::string::npos) << formula;
   EXPECT_EQ(formula.substr(formula.size() - 9), " log n) m") << formula;
+}
+
+TEST(Bootstrap, IntervalsHoldTheGeneratingParametersAndNarrowWithData) {
+  const auto barrier = [](double n) { return 94 * std::log2(n) + 10; };
+  const Form& form = form_named("log n + 1");
+  const std::vector<double> few = repeated(node_counts(), 2);
+  const std::vector<double> many = repeated(node_counts(), 20);
+  const std::vector<Interval> wide = form_intervals(form, few, noisy(few, barrier, 41));
+  const std::vector<Interval> narrow = form_intervals(form, many, noisy(many, barrier, 42));
+  ASSERT_EQ(narrow.size(), 2u);
+  EXPECT_TRUE(narrow[0].contains(94)) << narrow[0].low << " " << narrow[0].high;
+  EXPECT_TRUE(narrow[1].contains(10)) << narrow[1].low << " " << narrow[1].high;
+  EXPECT_TRUE(wide[0].contains(94));
+  EXPECT_LT(narrow[0].high - narrow[0].low, wide[0].high - wide[0].low);
+  // A power form's exponent comes last.
+  const auto f = [](double n) { return 0.03 * std::pow(n, 1.29); };
+  const std::vector<double> x = repeated(node_counts(), 3);
+  BootstrapOptions quick;
+  quick.resamples = 50;
+  const std::vector<Interval> power = form_intervals(form_named("n^c"), x, noisy(x, f, 43), quick);
+  ASSERT_EQ(power.size(), 2u);
+  EXPECT_TRUE(power[1].contains(1.29)) << power[1].low << " " << power[1].high;
+}
+
+TEST(Bootstrap, HockneySegmentsGetIntervals) {
+  const std::vector<double> m = message_sizes();
+  std::mt19937_64 random(51);
+  std::normal_distribution<double> noise(0, 0.05);
+  std::vector<double> t;
+  for (double b : m)
+    t.push_back((b <= 65536 ? 1e-6 + b / 10e9 : 8e-6 + b / 12e9) * (1 + noise(random)));
+  const HockneyFit fit = fit_hockney(m, t, "pingpong");
+  const std::vector<SegmentIntervals> intervals = hockney_intervals(fit, m, t);
+  ASSERT_EQ(intervals.size(), fit.segments.size());
+  EXPECT_TRUE(intervals[0].t0_seconds.contains(1e-6));
+  EXPECT_TRUE(intervals.back().seconds_per_byte.contains(1 / 12e9));
 }
 
 }  // namespace
