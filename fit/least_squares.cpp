@@ -25,8 +25,16 @@ LinearFit fit_relative(const Eigen::MatrixXd& basis, const Eigen::VectorXd& y,
   const Eigen::VectorXd weight = y.cwiseInverse();
   const Eigen::MatrixXd weighted = weight.asDiagonal() * basis;
   const Eigen::VectorXd ones = Eigen::VectorXd::Ones(y.size());
+  // Too few distinct points for the basis (every n the same, say) has no unique fit: an error,
+  // not a least-norm answer.
+  const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(weighted);
+  if (qr.rank() < basis.cols()) {
+    throw input_error(what, fmt::format("the points determine only {} of the {} parameters "
+                                        "(too few distinct points)",
+                                        qr.rank(), basis.cols()));
+  }
   LinearFit fit;
-  fit.coefficients = weighted.colPivHouseholderQr().solve(ones);
+  fit.coefficients = qr.solve(ones);
   const Eigen::VectorXd relative = (basis * fit.coefficients - y).cwiseQuotient(y);
   fit.mean_relative_error = relative.cwiseAbs().mean();
   fit.max_relative_error = relative.cwiseAbs().maxCoeff();

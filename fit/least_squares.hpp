@@ -21,7 +21,8 @@ struct LinearFit {
 };
 
 // Rows of `basis` are the points, columns the basis functions at them. Throws an input Error
-// (naming `what`) for a y that is not a positive finite number or fewer points than columns.
+// (naming `what`) for a y that is not a positive finite number, fewer points than columns, or
+// points that do not determine every coefficient.
 LinearFit fit_relative(const Eigen::MatrixXd& basis, const Eigen::VectorXd& y,
                        const std::string& what = "fit");
 

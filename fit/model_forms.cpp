@@ -166,12 +166,10 @@ FormChoice select_form(const std::vector<double>& x, const std::vector<double>& 
   }
   // The simplest form that is not worse than the best beyond the noise: fewest parameters first,
   // then the earlier in the candidates' order (a constant and a logarithm before a power).
-  const Form* chosen = &candidates[best];
+  const Form* chosen = nullptr;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     if (significantly_worse(errors[i], errors[best], tolerance)) continue;
-    if (candidates[i].parameters() < chosen->parameters() ||
-        (candidates[i].parameters() == chosen->parameters() && i < best &&
-         chosen == &candidates[best])) {
+    if (chosen == nullptr || candidates[i].parameters() < chosen->parameters()) {
       chosen = &candidates[i];
     }
   }

@@ -1,7 +1,8 @@
 // Model-form selection in the spirit of Extra-P's normal form: candidate forms in n (constant,
 // log n, n, n log n, n^c, and sums of two terms), each fitted by relative least squares and scored
-// by its leave-one-out cross-validated relative error; the simplest form whose score is within
-// the tolerance of the best one wins, so that a term is added only when it pays beyond the noise.
+// by its leave-one-out squared relative error; the simplest form that is not worse than the best
+// beyond the noise (a one-sided paired test at 95% on the points' errors) wins, so that a term is
+// added only when it pays.
 // These are the forms of paper 003's Tables 5 and 6 (t0(n), 1/r_inf(n), barrier, reduce, scan).
 #pragma once
 
@@ -18,7 +19,7 @@ struct Form {
   int parameters() const;  // coefficients, and the exponent of a power term
 };
 
-// constant, log n, n, n log n, n^c, and each of the last four plus a constant; log n + n.
+// 1, log n, n, n log n; log n, n and n log n each plus a constant; log n + n; n^c, n^c + 1.
 // Logarithms are base 2, as in paper 003 (94 log n + 10 is 762 us at n = 256).
 const std::vector<Form>& candidate_forms();
 const Form& form_named(const std::string& name);  // throws a usage Error for an unknown name
@@ -26,7 +27,7 @@ const Form& form_named(const std::string& name);  // throws a usage Error for an
 struct FormChoice {
   Form form;
   ModelFit fit;
-  double cv_error = 0;  // mean absolute leave-one-out relative error
+  double cv_error = 0;  // mean squared leave-one-out relative error
   // Every candidate's score, in the order tried: what the choice was made from.
   std::vector<std::pair<std::string, double>> scores;
 
@@ -35,14 +36,15 @@ struct FormChoice {
   std::string formula(const std::string& variable = "n") const;
 };
 
-// Leave-one-out cross-validated relative error of one form; +infinity when there are too few
-// points (a form needs two more points than parameters).
+// Mean squared leave-one-out relative error of one form; +infinity when there are too few points
+// (a form needs two more points than parameters).
 double cross_validated_error(const Form& form, const std::vector<double>& x,
                              const std::vector<double>& y);
 
-// Fits every candidate and chooses as described above. `tolerance` is relative: 0.1 keeps a
-// simpler form whose score is within 10% of the best. Among forms with as many parameters, the
-// earlier candidate wins: candidate_forms() lists them from the simplest growth. Throws an input
+// Fits every candidate and chooses as described above. `tolerance` (relative, default 0) also
+// keeps a simpler form whose score is within that fraction of the best, significant or not.
+// Among forms with as many parameters, the earlier candidate wins: candidate_forms() lists them
+// from the simplest growth. Throws an input
 // Error (naming `what`) when no candidate has enough points.
 FormChoice select_form(const std::vector<double>& x, const std::vector<double>& y,
                        const std::string& what, double tolerance = 0.0,

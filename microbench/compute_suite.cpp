@@ -63,18 +63,14 @@ void register_compute_suite(const ComputeSuitePlan& plan, const Topology& topolo
           }
           state.counters["flops_per_second"] =
               Counter(flops_per_call * threads, Counter::kIsIterationInvariantRate);
-          record_counts(state, team.counted(),
-                        static_cast<double>(state.iterations()) * threads * flops_per_call, "flop",
-                        std::nullopt);
+          record_counts(state, team.counted(), "flop", threads * flops_per_call, std::nullopt);
           if (clock) {
             state.counters["flops_per_cycle_per_core"] =
                 Counter(flops_per_call / clock->hertz, Counter::kIsIterationInvariantRate);
           }
         };
-        with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
-                        plan.min_time_seconds)
-            ->UseManualTime();
-        registry.add(name, {{"suite", "compute"},
+        register_benchmark(registry, name, run,
+                           {{"suite", "compute"},
                             {"part", "peak"},
                             {"kernel", "peak_fma"},
                             {"unit", unit.name},
@@ -84,7 +80,9 @@ void register_compute_suite(const ComputeSuitePlan& plan, const Topology& topolo
                             {"flops_per_instruction", unit.vector_doubles * 2},
                             {"threads", threads},
                             {"cores", cores},
-                            {"counts", count_sources(std::nullopt, kRegisterOnly)}});
+                            {"counts", count_sources(std::nullopt, kRegisterOnly)}},
+                           plan.repetitions, plan.min_time_seconds)
+            ->UseManualTime();
       }
     }
   }
@@ -110,14 +108,10 @@ void register_compute_suite(const ComputeSuitePlan& plan, const Topology& topolo
             return;
           }
           add_time_per(state, clock, "operation", operations_per_iteration);
-          record_counts(state, events,
-                        static_cast<double>(state.iterations()) * operations_per_iteration,
-                        "operation", std::nullopt);
+          record_counts(state, events, "operation", operations_per_iteration, std::nullopt);
         };
-        with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
-                        plan.min_time_seconds)
-            ->UseRealTime();
-        registry.add(name, {{"suite", "compute"},
+        register_benchmark(registry, name, run,
+                           {{"suite", "compute"},
                             {"part", "kernels"},
                             {"kernel", "operation"},
                             {"operation", info.name},
@@ -127,7 +121,9 @@ void register_compute_suite(const ComputeSuitePlan& plan, const Topology& topolo
                             {"paper003_flops", info.paper003_flops},
                             {"threads", 1},
                             {"cores", {0}},
-                            {"counts", count_sources(std::nullopt, kRegisterOnly)}});
+                            {"counts", count_sources(std::nullopt, kRegisterOnly)}},
+                           plan.repetitions, plan.min_time_seconds)
+            ->UseRealTime();
       }
     }
   }

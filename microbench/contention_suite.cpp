@@ -37,6 +37,12 @@ struct alignas(64) PaddedWord {
   std::atomic<std::uint64_t> value{0};
 };
 
+#if defined(__x86_64__)
+constexpr const char* kFlushedWith = "clflush";
+#else
+constexpr const char* kFlushedWith = "none: no portable cache flush on this architecture";
+#endif
+
 // Evicts a buffer from every cache of the machine (x86's clflush is coherent); elsewhere there is
 // no portable way, and the "memory" baseline says so in its parameters.
 bool flush_from_caches(const char* data, std::size_t bytes, std::size_t line) {
@@ -105,15 +111,11 @@ void register_access(const ContentionSuitePlan& plan, const Topology& topology,
                 }
               }
               add_time_per(state, clock, "access", static_cast<double>(touched * passes));
-              record_counts(state, team.counted(),
-                            static_cast<double>(state.iterations()) * threads *
-                                static_cast<double>(touched * passes),
-                            "access", derived);
+              record_counts(state, team.counted(), "access",
+                            threads * static_cast<double>(touched * passes), derived);
             };
-            with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
-                            plan.min_time_seconds)
-                ->UseManualTime();
-            registry.add(name, {{"suite", "contention"},
+            register_benchmark(registry, name, run,
+                               {{"suite", "contention"},
                                 {"part", "access"},
                                 {"kernel", store ? "strided_write" : "strided_read"},
                                 {"experiment", code},
@@ -127,7 +129,9 @@ void register_access(const ContentionSuitePlan& plan, const Topology& topology,
                                 {"sub_array_bytes", bytes},
                                 {"accesses_per_pass", touched},
                                 {"page_policy", "base"},
-                                {"counts", count_sources(pattern)}});
+                                {"counts", count_sources(pattern)}},
+                               plan.repetitions, plan.min_time_seconds)
+                ->UseManualTime();
           }
         }
       }
@@ -174,21 +178,20 @@ void register_one_word(const ContentionSuitePlan& plan, const Topology& topology
           return;
         }
         add_time_per(state, clock, "operation", static_cast<double>(kWordOperationsPerThread));
-        record_counts(state, team.counted(),
-                      static_cast<double>(state.iterations()) * threads * kWordOperationsPerThread,
-                      "operation", std::nullopt);
+        record_counts(state, team.counted(), "operation",
+                      static_cast<double>(threads * kWordOperationsPerThread), std::nullopt);
       };
-      with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
-                      plan.min_time_seconds)
-          ->UseManualTime();
-      registry.add(name, {{"suite", "contention"},
+      register_benchmark(registry, name, run,
+                         {{"suite", "contention"},
                           {"part", "one-word"},
                           {"kernel", "one_word"},
                           {"operation", op},
                           {"threads", threads},
                           {"cores", cores},
                           {"experiment", fmt::format("p{}.one_word.{}", threads, op)},
-                          {"counts", count_sources(std::nullopt, kCoherenceNotDerived)}});
+                          {"counts", count_sources(std::nullopt, kCoherenceNotDerived)}},
+                         plan.repetitions, plan.min_time_seconds)
+          ->UseManualTime();
     }
   }
 }
@@ -231,20 +234,19 @@ void register_false_sharing(const ContentionSuitePlan& plan, const Topology& top
         }
       }
       add_time_per(state, clock, "operation", static_cast<double>(kWordOperationsPerThread));
-      record_counts(state, team.counted(),
-                    static_cast<double>(state.iterations()) * threads * kWordOperationsPerThread,
-                    "operation", std::nullopt);
+      record_counts(state, team.counted(), "operation",
+                    static_cast<double>(threads * kWordOperationsPerThread), std::nullopt);
     };
-    with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
-                    plan.min_time_seconds)
-        ->UseManualTime();
-    registry.add(name, {{"suite", "contention"},
+    register_benchmark(registry, name, run,
+                       {{"suite", "contention"},
                         {"part", "false-sharing"},
                         {"kernel", "increment_own_word"},
                         {"layout", layout},
                         {"threads", threads},
                         {"cores", cores},
-                        {"counts", count_sources(std::nullopt, kCoherenceNotDerived)}});
+                        {"counts", count_sources(std::nullopt, kCoherenceNotDerived)}},
+                       plan.repetitions, plan.min_time_seconds)
+        ->UseManualTime();
   }
 }
 
@@ -294,25 +296,21 @@ void register_coherence(const ContentionSuitePlan& plan, const Topology& topolog
         state.SetIterationTime(std::chrono::duration<double>(end - begin).count());
       }
       add_time_per(state, clock, "load", static_cast<double>(lines));
-      record_counts(state, events, static_cast<double>(state.iterations() * lines), "load",
-                    std::nullopt);
+      record_counts(state, events, "load", static_cast<double>(lines), std::nullopt);
     };
-    with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
-                    plan.min_time_seconds)
+    register_benchmark(registry, name, run,
+                       {{"suite", "contention"},
+                        {"part", "coherence"},
+                        {"kernel", "pointer_chase"},
+                        {"line_state", state_name},
+                        {"holders", helpers},
+                        {"working_set_bytes", kCoherenceBytes},
+                        {"line_bytes", line},
+                        {"counts", count_sources(std::nullopt, kCoherenceNotDerived)},
+                        {"flushed_with", kFlushedWith},
+                        {"cores", cores}},
+                       plan.repetitions, plan.min_time_seconds)
         ->UseManualTime();
-    registry.add(name, {
-      {"suite", "contention"}, {"part", "coherence"}, {"kernel", "pointer_chase"},
-          {"line_state", state_name}, {"holders", helpers}, {"working_set_bytes", kCoherenceBytes},
-          {"line_bytes", line}, {"counts", count_sources(std::nullopt, kCoherenceNotDerived)},
-#if defined(__x86_64__)
-          {"flushed_with", "clflush"},
-#else
-                        {"flushed_with", "none: no portable cache flush on this architecture"},
-#endif
-      {
-        "cores", cores
-      }
-    });
   }
 }
 
@@ -412,13 +410,10 @@ void register_numa(const ContentionSuitePlan& plan, const Topology& topology,
           state.counters["bytes_per_second"] =
               Counter(static_cast<double>(bytes), Counter::kIsIterationInvariantRate);
         }
-        record_counts(state, events, static_cast<double>(state.iterations()) * units,
-                      latency ? "load" : "element", derived);
+        record_counts(state, events, latency ? "load" : "element", units, derived);
       };
-      with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
-                      plan.min_time_seconds)
-          ->UseRealTime();
-      registry.add(name, {{"suite", "contention"},
+      register_benchmark(registry, name, run,
+                         {{"suite", "contention"},
                           {"part", "numa"},
                           {"kernel", latency ? "pointer_chase" : "read"},
                           {"memory_node", topology.numa_nodes()[node].os_index},
@@ -428,7 +423,9 @@ void register_numa(const ContentionSuitePlan& plan, const Topology& topology,
                           {"line_bytes", line},
                           {"threads", 1},
                           {"cores", {0}},
-                          {"counts", count_sources(pattern)}});
+                          {"counts", count_sources(pattern)}},
+                         plan.repetitions, plan.min_time_seconds)
+          ->UseRealTime();
     }
   }
 }

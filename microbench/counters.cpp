@@ -239,9 +239,10 @@ const EventTotals& ScopedCounting::stop() {
   return totals_;
 }
 
-void record_counts(benchmark::State& state, const EventTotals& measured, double units,
-                   const std::string& unit, const std::optional<Counts>& derived) {
+void record_counts(benchmark::State& state, const EventTotals& measured, const std::string& unit,
+                   double per_iteration, const std::optional<Counts>& derived) {
   const HardwareCounters& counters = HardwareCounters::get();
+  const double units = static_cast<double>(state.iterations()) * per_iteration;
   // A count that broke part way is left out, and says so, rather than recorded short.
   if (counters.active() && measured.failed) state.counters["papi.counting_failed"] = 1;
   if (counters.active() && !measured.failed && units > 0) {

@@ -85,11 +85,12 @@ class ScopedCounting {
 };
 
 // Records the counts of a benchmark's run as Google Benchmark counters, per `unit` of one thread
-// ("papi.l1_misses_per_access", "derived.l1_misses_per_access"): `measured` summed over all
-// threads and iterations, divided by `units` (iterations x threads x units per thread); `derived`
-// from the pattern. Kinds without a count are left out, never zero.
-void record_counts(benchmark::State& state, const EventTotals& measured, double units,
-                   const std::string& unit, const std::optional<Counts>& derived);
+// ("papi.l1_misses_per_access", "derived.l1_misses_per_access"), as add_time_per() records its
+// time: `measured` (summed over all threads and iterations) divided by the iterations run times
+// `per_iteration`, the units all threads do in one iteration; `derived` from the pattern. Kinds
+// without a count are left out, never zero.
+void record_counts(benchmark::State& state, const EventTotals& measured, const std::string& unit,
+                   double per_iteration, const std::optional<Counts>& derived);
 
 // The model's counts for a pattern on this machine's caches and base pages; nullopt when hwloc
 // knows no data cache.

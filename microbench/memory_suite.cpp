@@ -84,11 +84,6 @@ ChaseSetup& chase_setup(std::uint64_t bytes, ChasePattern pattern, PagePolicy pa
   return *cached;
 }
 
-benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* b,
-                                          const MemorySuitePlan& plan) {
-  return with_statistics(b, plan.repetitions, plan.min_time_seconds);
-}
-
 void register_latency(const MemorySuitePlan& plan, const LatencyVariant& variant,
                       const std::optional<CoreClock>& clock, const Topology& topology,
                       ParamRegistry& registry) {
@@ -123,25 +118,25 @@ void register_latency(const MemorySuitePlan& plan, const LatencyVariant& variant
         return;
       }
       add_time_per(state, clock, "load", kChaseStepsPerIteration);
-      record_counts(state, events,
-                    static_cast<double>(state.iterations()) * kChaseStepsPerIteration, "load",
-                    derived);
+      record_counts(state, events, "load", kChaseStepsPerIteration, derived);
       state.counters["huge_page_fraction"] = setup.huge_page_fraction;
     };
-    configure(benchmark::RegisterBenchmark(name.c_str(), run), plan)->UseRealTime();
-    registry.add(name, {{"suite", "memory"},
-                        {"part", variant.part},
-                        {"kernel", "pointer_chase"},
-                        {"pattern", variant.pattern_name},
-                        {"page_policy", name_of(variant.pages)},
-                        {"page_bytes",
-                         variant.pages == PagePolicy::huge ? huge_page_bytes() : base_page_bytes()},
-                        {"working_set_bytes", bytes},
-                        {"line_bytes", line},
-                        {"threads", 1},
-                        {"cores", {0}},
-                        {"loads_per_iteration", kChaseStepsPerIteration},
-                        {"counts", count_sources(pattern)}});
+    register_benchmark(
+        registry, name, run,
+        {{"suite", "memory"},
+         {"part", variant.part},
+         {"kernel", "pointer_chase"},
+         {"pattern", variant.pattern_name},
+         {"page_policy", name_of(variant.pages)},
+         {"page_bytes", variant.pages == PagePolicy::huge ? huge_page_bytes() : base_page_bytes()},
+         {"working_set_bytes", bytes},
+         {"line_bytes", line},
+         {"threads", 1},
+         {"cores", {0}},
+         {"loads_per_iteration", kChaseStepsPerIteration},
+         {"counts", count_sources(pattern)}},
+        plan.repetitions, plan.min_time_seconds)
+        ->UseRealTime();
   }
 }
 
@@ -288,17 +283,15 @@ void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, const Top
         state.counters["bytes_per_second"] = benchmark::Counter(
             static_cast<double>(traffic.bytes_per_element()) * static_cast<double>(n * passes),
             benchmark::Counter::kIsIterationInvariantRate);
-        record_counts(state, team.counted(),
-                      static_cast<double>(state.iterations()) * static_cast<double>(n * passes),
-                      "element", derived);
+        record_counts(state, team.counted(), "element", static_cast<double>(n * passes), derived);
         if (traffic.flops > 0) {
           state.counters["flops_per_second"] = benchmark::Counter(
               static_cast<double>(traffic.flops) * static_cast<double>(n * passes),
               benchmark::Counter::kIsIterationInvariantRate);
         }
       };
-      configure(benchmark::RegisterBenchmark(name.c_str(), run), plan)->UseManualTime();
-      registry.add(name, {{"suite", "memory"},
+      register_benchmark(registry, name, run,
+                         {{"suite", "memory"},
                           {"part", bandwidth_part(threads)},
                           {"kernel", traffic.name},
                           {"formula", traffic.formula},
@@ -316,7 +309,9 @@ void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, const Top
                           {"threads", threads},
                           {"cores", cores},
                           {"stores", "regular"},
-                          {"counts", count_sources(pattern)}});
+                          {"counts", count_sources(pattern)}},
+                         plan.repetitions, plan.min_time_seconds)
+          ->UseManualTime();
     }
   }
 }
@@ -372,11 +367,10 @@ void register_stride(const MemorySuitePlan& plan, const Topology& topology,
             Counter(accesses, Counter::kIsIterationInvariantRate | Counter::kInvert);
         state.counters["bytes_per_second"] =
             Counter(8 * accesses, Counter::kIsIterationInvariantRate);
-        record_counts(state, events, static_cast<double>(state.iterations()) * accesses, "access",
-                      derived);
+        record_counts(state, events, "access", accesses, derived);
       };
-      configure(benchmark::RegisterBenchmark(name.c_str(), run), plan)->UseRealTime();
-      registry.add(name, {{"suite", "memory"},
+      register_benchmark(registry, name, run,
+                         {{"suite", "memory"},
                           {"part", "stride"},
                           {"kernel", "strided_read"},
                           {"experiment", fmt::format("p1.s{}.{}.LE", stride, target.level)},
@@ -390,7 +384,9 @@ void register_stride(const MemorySuitePlan& plan, const Topology& topology,
                           {"page_policy", "base"},
                           {"threads", 1},
                           {"cores", {0}},
-                          {"counts", count_sources(pattern)}});
+                          {"counts", count_sources(pattern)}},
+                         plan.repetitions, plan.min_time_seconds)
+          ->UseRealTime();
     }
   }
 }

@@ -68,17 +68,20 @@ unsigned char pattern_byte(std::uint64_t i, int salt) {
   return static_cast<unsigned char>((i * 131 + static_cast<std::uint64_t>(salt) * 29 + 1) & 0xff);
 }
 
-// Round trips between ranks a and b with m-byte messages; b echoes what it receives.
-// Manual time (the slowest rank's), repetitions with their median and spread.
-// A warm-up of its own length before the measured runs: the first tens of milliseconds of an
-// exchange of large messages run slower (pages mapped, the library's registration caches filled,
-// the cores' clocks up). Its timings are manual too, so every rank warms up alike.
-void configure(benchmark::internal::Benchmark* b, const MpiSuitePlan& plan) {
-  with_statistics(b, plan.repetitions, plan.min_time_seconds)
+// Registers an MPI benchmark: manual time (the slowest rank's), repetitions with their median
+// and spread, and a warm-up of its own length before the measured runs: the first tens of
+// milliseconds of an exchange of large messages run slower (pages mapped, the library's
+// registration caches filled, the cores' clocks up). Its timings are manual too, so every rank
+// warms up alike.
+void register_mpi(ParamRegistry& registry, const MpiSuitePlan& plan, const std::string& name,
+                  std::function<void(benchmark::State&)> run, nlohmann::json params) {
+  register_benchmark(registry, name, std::move(run), std::move(params), plan.repetitions,
+                     plan.min_time_seconds)
       ->UseManualTime()
       ->MinWarmUpTime(plan.warm_up_seconds);
 }
 
+// Round trips between ranks a and b with m-byte messages; b echoes what it receives.
 void register_pingpong(const MpiSuitePlan& plan, const std::string& name, int a, int b,
                        std::uint64_t bytes, unsigned batch, nlohmann::json params,
                        ParamRegistry& registry) {
@@ -86,8 +89,16 @@ void register_pingpong(const MpiSuitePlan& plan, const std::string& name, int a,
   auto run = [a, b, bytes, batch, part](benchmark::State& state) {
     const int rank = world_rank();
     std::vector<unsigned char> buffer(std::max<std::uint64_t>(bytes, 1));
-    for (std::uint64_t i = 0; i < buffer.size(); ++i) buffer[i] = pattern_byte(i, a);
-    const std::vector<unsigned char> sent = buffer;
+    // Rank a sends its pattern; b starts from another, so that b holding a's pattern afterwards
+    // (and a getting it back) shows the messages arrived whole.
+    for (std::uint64_t i = 0; i < buffer.size(); ++i)
+      buffer[i] = pattern_byte(i, rank == a ? a : a + 1);
+    const auto holds_a_pattern = [&] {
+      for (std::uint64_t i = 0; i < bytes; ++i) {
+        if (buffer[i] != pattern_byte(i, a)) return false;
+      }
+      return true;
+    };
     const int count = static_cast<int>(bytes);
     const auto body = [&] {
       if (rank == a) {
@@ -102,19 +113,19 @@ void register_pingpong(const MpiSuitePlan& plan, const std::string& name, int a,
         }
       }
     };
-    mpi_loop(state, part, body, rank == a, [&] { return rank != a || buffer == sent; });
+    mpi_loop(state, part, body, rank == a,
+             [&] { return (rank != a && rank != b) || holds_a_pattern(); });
     // Paper 003's ping-pong time: half the round trip.
     state.counters["seconds_per_message"] =
         Counter(2.0 * batch, Counter::kIsIterationInvariantRate | Counter::kInvert);
     state.counters["bytes_per_second"] =
         Counter(2.0 * batch * static_cast<double>(bytes), Counter::kIsIterationInvariantRate);
   };
-  configure(benchmark::RegisterBenchmark(name.c_str(), run), plan);
   params["message_bytes"] = bytes;
   params["round_trips_per_iteration"] = batch;
   params["ranks"] = {a, b};
   params["time"] = "half a round trip, timed on the first rank";
-  registry.add(name, std::move(params));
+  register_mpi(registry, plan, name, run, std::move(params));
 }
 
 unsigned batch_for(std::uint64_t bytes, std::uint64_t budget, unsigned most) {
@@ -181,14 +192,14 @@ void register_stream(const MpiSuitePlan& plan, int a, int b, std::uint64_t bytes
         Counter(static_cast<double>(window) * windows,
                 Counter::kIsIterationInvariantRate | Counter::kInvert);
   };
-  configure(benchmark::RegisterBenchmark(name.c_str(), run), plan);
-  registry.add(name, {{"suite", "mpi"},
-                      {"part", "stream"},
-                      {"kernel", both_ways ? "bidirectional" : "unidirectional"},
-                      {"message_bytes", bytes},
-                      {"window", window},
-                      {"windows_per_iteration", windows},
-                      {"ranks", {a, b}}});
+  register_mpi(registry, plan, name, run,
+               {{"suite", "mpi"},
+                {"part", "stream"},
+                {"kernel", both_ways ? "bidirectional" : "unidirectional"},
+                {"message_bytes", bytes},
+                {"window", window},
+                {"windows_per_iteration", windows},
+                {"ranks", {a, b}}});
 }
 
 // The collectives, each as it runs on `comm` (k ranks) with m bytes per rank (per pair for
@@ -318,7 +329,6 @@ void register_collective(const MpiSuitePlan& plan, const std::string& op, int k,
     state.counters["seconds_per_operation"] =
         Counter(batch, Counter::kIsIterationInvariantRate | Counter::kInvert);
   };
-  configure(benchmark::RegisterBenchmark(name.c_str(), run), plan);
   nlohmann::json params = {{"suite", "mpi"},
                            {"part", "collectives"},
                            {"kernel", "collective"},
@@ -328,7 +338,7 @@ void register_collective(const MpiSuitePlan& plan, const std::string& op, int k,
                            {"time", "slowest rank of the communicator, after a barrier"}};
   if (op != "barrier") params["message_bytes"] = m;
   if (op == "alltoall") params["message_bytes_meaning"] = "to each other rank";
-  registry.add(name, std::move(params));
+  register_mpi(registry, plan, name, run, std::move(params));
 }
 
 nlohmann::json place_json(const RankPlace& place) {

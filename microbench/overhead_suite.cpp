@@ -148,15 +148,13 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
     auto counted_run = [run](benchmark::State& state) {
       ScopedCounting counting;
       run(state);
-      record_counts(state, counting.stop(), static_cast<double>(state.iterations()), "iteration",
-                    std::nullopt);
+      record_counts(state, counting.stop(), "iteration", 1, std::nullopt);
     };
-    with_statistics(benchmark::RegisterBenchmark(name.c_str(), counted_run), plan.repetitions,
-                    pipe ? plan.pipe_min_time_seconds : plan.min_time_seconds)
-        ->UseRealTime();
     params["suite"] = "overhead";
     params["counts"] = count_sources(std::nullopt, kSystemNotDerived);
-    registry.add(name, std::move(params));
+    register_benchmark(registry, name, counted_run, std::move(params), plan.repetitions,
+                       pipe ? plan.pipe_min_time_seconds : plan.min_time_seconds)
+        ->UseRealTime();
   };
 
   if (selected("process")) {
@@ -283,21 +281,20 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
           team.run_benchmark_loop(state, body);
           // Seconds per operation of one thread: each did kSyncOperationsPerIteration of them.
           add_time_per(state, clock, "operation", static_cast<double>(kSyncOperationsPerIteration));
-          record_counts(state, team.counted(),
-                        static_cast<double>(state.iterations()) *
-                            static_cast<double>(cores.size()) * kSyncOperationsPerIteration,
-                        "operation", std::nullopt);
+          record_counts(state, team.counted(), "operation",
+                        static_cast<double>(cores.size() * kSyncOperationsPerIteration),
+                        std::nullopt);
         };
-        with_statistics(benchmark::RegisterBenchmark(name.c_str(), run), plan.repetitions,
-                        plan.min_time_seconds)
-            ->UseManualTime();
-        registry.add(name, {{"suite", "overhead"},
+        register_benchmark(registry, name, run,
+                           {{"suite", "overhead"},
                             {"part", "sync"},
                             {"operation", operation},
                             {"threads", threads},
                             {"cores", cores},
                             {"operations_per_thread_per_iteration", kSyncOperationsPerIteration},
-                            {"counts", count_sources(std::nullopt, kSystemNotDerived)}});
+                            {"counts", count_sources(std::nullopt, kSystemNotDerived)}},
+                           plan.repetitions, plan.min_time_seconds)
+            ->UseManualTime();
       };
       // Contended lock: every thread locks and unlocks one mutex around an increment.
       auto mutex = std::make_shared<std::mutex>();

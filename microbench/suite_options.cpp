@@ -72,6 +72,15 @@ benchmark::internal::Benchmark* with_statistics(benchmark::internal::Benchmark* 
       ->Unit(benchmark::kMicrosecond);
 }
 
+benchmark::internal::Benchmark* register_benchmark(ParamRegistry& registry, const std::string& name,
+                                                   std::function<void(benchmark::State&)> run,
+                                                   nlohmann::json params, int repetitions,
+                                                   double min_time_seconds) {
+  registry.add(name, std::move(params));
+  return with_statistics(benchmark::RegisterBenchmark(name.c_str(), std::move(run)), repetitions,
+                         min_time_seconds);
+}
+
 void add_time_per(benchmark::State& state, const std::optional<CoreClock>& clock,
                   const std::string& what, double count) {
   const auto flags = benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert;

@@ -8,8 +8,10 @@
 
 #include <benchmark/benchmark.h>
 
+#include <functional>
 #include <optional>
 
+#include "microbench/bench_output.hpp"
 #include "microbench/clock.hpp"
 
 namespace sonde::microbench {
@@ -40,6 +42,14 @@ std::vector<std::string> select_parts(const std::vector<std::string>& asked,
 // benchmark is configured.
 benchmark::internal::Benchmark* with_statistics(benchmark::internal::Benchmark* b, int repetitions,
                                                 double min_time_seconds);
+
+// Registers `run` with Google Benchmark under `name`, configured as every sonde benchmark is
+// (with_statistics), and its parameters with `registry`; returns it for the timing choice
+// (UseManualTime, UseRealTime).
+benchmark::internal::Benchmark* register_benchmark(ParamRegistry& registry, const std::string& name,
+                                                   std::function<void(benchmark::State&)> run,
+                                                   nlohmann::json params, int repetitions,
+                                                   double min_time_seconds);
 
 // The counters seconds_per_<what> and, where the clock is known, cycles_per_<what>, for `count`
 // of them in each iteration.

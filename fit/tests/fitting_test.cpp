@@ -67,6 +67,8 @@ TEST(LeastSquares, RefusesValuesThatAreNotPositive) {
     }
   }
   EXPECT_THROW(fit_relative(Eigen::MatrixXd::Ones(1, 2), Eigen::VectorXd::Ones(1)), Error);
+  // Three measurements all at n = 8 cannot tell a constant from a log n term.
+  EXPECT_THROW(fit_model(form_named("log n + 1").basis, {8, 8, 8}, {1, 1.1, 0.9}, "one n"), Error);
 }
 
 TEST(LeastSquares, RecoversAPowerLawThroughNoise) {
