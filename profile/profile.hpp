@@ -1,0 +1,205 @@
+// The machine profile: what fit/ writes and predict/ reads, the contract between them. A profile
+// is a versioned YAML file (machines/<name>.yaml) that a person can read: every number is a
+// Quantity with its SI unit, where it came from (measured, fitted, derived or transcribed), the
+// experiments behind it, its interval and the quality of its fit; every closed form is a Formula
+// in the papers' notation (paper 003, Eq. 6 and Tables 5 and 6).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sonde::profile {
+
+inline constexpr int kSchemaVersion = 1;
+inline constexpr const char* kSchemaName = "sonde-profile";
+
+// How a value came to be: measured (a median of repetitions), fitted (least squares), derived
+// (computed from other values), transcribed (copied from a paper's table).
+enum class Origin { measured, fitted, derived, transcribed };
+std::string to_string(Origin origin);
+
+struct Interval {
+  double low = 0;
+  double high = 0;
+  double level = 0.95;  // bootstrap or repetition coverage; 1 for a min..max range
+  bool operator==(const Interval&) const = default;
+};
+
+struct FitQuality {
+  double mean_relative_error = 0;
+  double max_relative_error = 0;
+  std::size_t points = 0;
+  bool operator==(const FitQuality&) const = default;
+};
+
+struct Quantity {
+  double value = 0;
+  std::string unit;  // "s", "B", "B/s", "flop/s", "Hz", "s/B", "1"
+  Origin origin = Origin::measured;
+  std::optional<Interval> interval;
+  std::optional<FitQuality> quality;
+  std::vector<std::string> sources;  // benchmark names or "paper 003, Table 4"
+  std::string note;
+  bool operator==(const Quantity&) const = default;
+};
+
+// One term of a form in n: coefficient * basis(n); basis "1", "log n" (base 2), "n", "n log n"
+// or "n^c" with its exponent.
+struct Term {
+  std::string basis;
+  double coefficient = 0;
+  double exponent = 0;  // only for "n^c"
+  std::optional<Interval> interval;
+  bool operator==(const Term&) const = default;
+};
+
+struct Formula {
+  std::string unit;  // of the value: "s" for t0(n), "s/B" for 1/r_inf(n)
+  std::vector<Term> terms;
+  Origin origin = Origin::fitted;
+  std::optional<FitQuality> quality;
+  std::vector<std::string> sources;
+  std::string note;
+  bool operator==(const Formula&) const = default;
+
+  double operator()(double n) const;
+  // "94 log n + 10" with values scaled by `scale` (1e6 for microseconds), three significant digits.
+  std::string text(double scale = 1.0) const;
+};
+
+const std::vector<std::string>& known_bases();
+double basis_value(const std::string& basis, double n, double exponent);
+
+struct Machine {
+  std::string name;
+  std::string description;
+  std::optional<std::uint64_t> nodes;
+  std::optional<std::uint64_t> cores_per_node;
+  std::optional<Quantity> clock;  // Hz
+  bool operator==(const Machine&) const = default;
+};
+
+struct Provenance {
+  Origin origin = Origin::measured;  // measured by sonde, or transcribed from papers
+  std::string citation;              // for transcribed profiles
+  std::string host, cpu_model, topology, compiler, mpi_library, mpi_version;
+  std::string date;  // ISO 8601
+  std::string sonde_version;
+  std::string results;         // the raw result folder it was fitted from
+  std::string results_digest;  // SHA-256 of the result files, in name order
+  bool operator==(const Provenance&) const = default;
+};
+
+struct Compute {
+  std::optional<Quantity> peak_flops_per_core;  // flop/s
+  std::optional<Quantity> peak_flops_per_node;
+  std::map<std::string, Quantity> kernels;  // seconds per operation: "add", "divide", ...
+  bool operator==(const Compute&) const = default;
+};
+
+struct MemoryLevel {
+  std::string name;                             // "L1d", "L2", "L3", "DRAM"
+  std::optional<std::uint64_t> capacity_bytes;  // as the system reports it (hwloc), per instance
+  std::optional<std::uint64_t> line_bytes;
+  std::optional<Quantity> detected_capacity;  // B: where the latency left this level's plateau
+  std::optional<Quantity> latency;            // s per dependent load
+  std::map<std::string, Quantity> bandwidth;  // B/s by "kernel/threads": "triad/2"
+  bool operator==(const MemoryLevel&) const = default;
+};
+
+// Paper 002, section 4.1: g1 and g2 of one BSP-like function, optimistic and pessimistic, in
+// seconds per access.
+struct BspParameters {
+  Quantity g1_min, g1_max, g2_min, g2_max;
+  bool operator==(const BspParameters&) const = default;
+};
+
+// Paper 002, section 4.2: a function's weights in seconds per counted event, keyed by the count:
+// "accesses" (loads + stores), "l1_misses", "l2_misses", "llc_misses", "l1_writebacks",
+// "llc_writebacks".
+using CounterWeights = std::map<std::string, Quantity>;
+const std::vector<std::string>& known_count_terms();
+
+struct Contention {
+  std::string counts;  // "papi" (measured) or "derived": where the F weights' counts came from
+  std::optional<BspParameters> qsm, ebsp, dxbsp;
+  std::optional<CounterWeights> f1, f2, f3;
+  bool operator==(const Contention&) const = default;
+};
+
+struct Overheads {
+  std::map<std::string, Quantity> operations;  // "process_creation": s, "pipe_bandwidth": B/s
+  std::map<std::string, Formula> forms;        // t = c n + d or c log n + d in threads or ranks
+  bool operator==(const Overheads&) const = default;
+};
+
+struct HockneySegment {
+  double from_bytes = 0;
+  double to_bytes = 0;  // +infinity: every larger message
+  Quantity t0;          // s
+  Quantity r_inf;       // B/s
+  bool operator==(const HockneySegment&) const = default;
+};
+
+struct PointToPointMeasurement {
+  double bytes = 0;
+  std::optional<std::uint64_t> ranks;
+  Quantity time;  // s, one way (half a round trip)
+  bool operator==(const PointToPointMeasurement&) const = default;
+};
+
+struct PointToPoint {
+  std::vector<HockneySegment> segments;  // t = t0 + m / r_inf, in order of message size
+  std::optional<FitQuality> quality;
+  std::vector<PointToPointMeasurement> measurements;
+  bool operator==(const PointToPoint&) const = default;
+
+  double seconds(double bytes) const;  // the segment holding `bytes`, or the nearest
+};
+
+// t = t0(n) + m / r_inf(n) (paper 003, Eq. 6); barrier, reduce and scan may be t = t0(n) alone
+// at a fixed message size (Table 6).
+struct Collective {
+  Formula t0;
+  std::optional<Formula> seconds_per_byte;
+  std::optional<double> message_bytes;  // the size a size-free form was measured at
+  std::vector<std::uint64_t> ranks;     // the communicator sizes it was fitted on
+  bool operator==(const Collective&) const = default;
+
+  double seconds(double n, double bytes) const;
+};
+
+struct Profile {
+  int version = kSchemaVersion;
+  Machine machine;
+  Provenance provenance;
+  Compute compute;
+  std::vector<MemoryLevel> memory;
+  std::optional<Contention> contention;
+  Overheads overheads;
+  std::optional<PointToPoint> point_to_point;
+  std::map<std::string, Collective> collectives;  // "broadcast", "barrier", ...
+  std::vector<std::string> not_fitted;            // "collectives: one communicator size (2)"
+  bool operator==(const Profile&) const = default;
+};
+
+// Reading checks everything: a malformed file, another schema or version, an unknown key, a
+// value of the wrong type, a negative or non-finite quantity, an unknown unit: an input Error
+// "<file>: <key path>: <problem>" (with the line where YAML knows it).
+Profile read_profile(const std::filesystem::path& path);
+Profile parse_profile(const std::string& text, const std::string& where);
+std::string to_yaml(const Profile& profile);
+void write_profile(const Profile& profile, const std::filesystem::path& path);  // atomically
+
+// What a prediction can ask a profile for; throws an input Error naming the file and the missing
+// key ("machines/x.yaml: collectives.broadcast: absent; the profile has barrier, reduce").
+const Collective& require_collective(const Profile& profile, const std::string& operation,
+                                     const std::string& where);
+const PointToPoint& require_point_to_point(const Profile& profile, const std::string& where);
+const Quantity& require_peak_flops(const Profile& profile, const std::string& where);
+
+}  // namespace sonde::profile

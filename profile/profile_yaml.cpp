@@ -1,0 +1,748 @@
+// Profile files: YAML through yaml-cpp. Reading validates everything it reads and names the file,
+// the line, the key path and what was expected; writing emits every key it knows, numbers in
+// their shortest exact form (so that a written profile reads back equal), and a comment with the
+// formula in the papers' notation beside each form.
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "profile/profile.hpp"
+
+namespace sonde::profile {
+
+namespace {
+
+const std::vector<std::string> kOrigins = {"measured", "fitted", "derived", "transcribed"};
+const std::vector<std::string> kUnits = {"s", "B", "B/s", "flop/s", "Hz", "s/B", "1"};
+
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const YAML::Node& node, const std::string& path,
+                         const std::string& problem) const {
+    std::string where = file_;
+    if (node.IsDefined() && !node.Mark().is_null()) {
+      where += fmt::format(":{}", node.Mark().line + 1);
+    }
+    throw input_error(where, path.empty() ? problem : path + ": " + problem);
+  }
+
+  // A map with only `allowed` keys (each at most once) and all of `required`.
+  void map(const YAML::Node& node, const std::string& path, const std::vector<std::string>& allowed,
+           const std::vector<std::string>& required = {}) const {
+    if (!node.IsMap()) fail(node, path, "expected a mapping of keys to values");
+    std::set<std::string> seen;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const std::string key = it->first.Scalar();
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+        fail(it->first, join(path, key),
+             fmt::format("unknown key; expected one of {}", fmt::join(allowed, ", ")));
+      }
+      if (!seen.insert(key).second) fail(it->first, join(path, key), "appears twice");
+    }
+    for (const std::string& key : required) {
+      if (!node[key].IsDefined()) fail(node, join(path, key), "missing");
+    }
+  }
+
+  std::string text(const YAML::Node& node, const std::string& path) const {
+    if (!node.IsScalar()) fail(node, path, "expected text");
+    return node.Scalar();
+  }
+
+  double number(const YAML::Node& node, const std::string& path) const {
+    if (!node.IsScalar()) fail(node, path, "expected a number");
+    double value = 0;
+    try {
+      value = node.as<double>();
+    } catch (const YAML::Exception&) {
+      fail(node, path, fmt::format("expected a number, found '{}'", node.Scalar()));
+    }
+    if (!std::isfinite(value)) fail(node, path, "expected a finite number, found " + node.Scalar());
+    return value;
+  }
+
+  double non_negative(const YAML::Node& node, const std::string& path) const {
+    const double value = number(node, path);
+    if (value < 0) fail(node, path, fmt::format("expected a value >= 0, found {}", value));
+    return value;
+  }
+
+  std::uint64_t count(const YAML::Node& node, const std::string& path) const {
+    const double value = non_negative(node, path);
+    if (value != std::floor(value) || value > 9007199254740992.0) {
+      fail(node, path, fmt::format("expected a whole number, found {}", node.Scalar()));
+    }
+    return static_cast<std::uint64_t>(value);
+  }
+
+  std::vector<std::string> texts(const YAML::Node& node, const std::string& path) const {
+    if (!node.IsSequence()) fail(node, path, "expected a list of text");
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      out.push_back(text(node[i], fmt::format("{}[{}]", path, i)));
+    }
+    return out;
+  }
+
+  Origin origin(const YAML::Node& node, const std::string& path) const {
+    const std::string value = text(node, path);
+    const auto it = std::find(kOrigins.begin(), kOrigins.end(), value);
+    if (it == kOrigins.end()) {
+      fail(
+          node, path,
+          fmt::format("unknown origin '{}'; expected one of {}", value, fmt::join(kOrigins, ", ")));
+    }
+    return static_cast<Origin>(it - kOrigins.begin());
+  }
+
+  Interval interval(const YAML::Node& node, const std::string& path, bool signed_values) const {
+    map(node, path, {"low", "high", "level"}, {"low", "high"});
+    Interval out;
+    out.low = signed_values ? number(node["low"], path + ".low")
+                            : non_negative(node["low"], path + ".low");
+    out.high = number(node["high"], path + ".high");
+    if (out.high < out.low) fail(node, path, "high is below low");
+    if (node["level"]) {
+      out.level = number(node["level"], path + ".level");
+      if (out.level <= 0 || out.level > 1) fail(node["level"], path + ".level", "expected (0, 1]");
+    }
+    return out;
+  }
+
+  FitQuality quality(const YAML::Node& node, const std::string& path) const {
+    map(node, path, {"mean_relative_error", "max_relative_error", "points"},
+        {"mean_relative_error", "max_relative_error", "points"});
+    return {non_negative(node["mean_relative_error"], path + ".mean_relative_error"),
+            non_negative(node["max_relative_error"], path + ".max_relative_error"),
+            count(node["points"], path + ".points")};
+  }
+
+  Quantity quantity(const YAML::Node& node, const std::string& path,
+                    const std::vector<std::string>& units) const {
+    map(node, path, {"value", "unit", "origin", "interval", "quality", "sources", "note"},
+        {"value", "unit", "origin"});
+    Quantity q;
+    q.value = non_negative(node["value"], path + ".value");
+    q.unit = text(node["unit"], path + ".unit");
+    if (std::find(kUnits.begin(), kUnits.end(), q.unit) == kUnits.end()) {
+      fail(node["unit"], path + ".unit",
+           fmt::format("unknown unit '{}'; files use SI units: {}", q.unit,
+                       fmt::join(kUnits, ", ")));
+    }
+    if (std::find(units.begin(), units.end(), q.unit) == units.end()) {
+      fail(node["unit"], path + ".unit",
+           fmt::format("unit '{}' does not fit here; expected {}", q.unit,
+                       fmt::join(units, " or ")));
+    }
+    q.origin = origin(node["origin"], path + ".origin");
+    if (node["interval"]) q.interval = interval(node["interval"], path + ".interval", false);
+    if (node["quality"]) q.quality = quality(node["quality"], path + ".quality");
+    if (node["sources"]) q.sources = texts(node["sources"], path + ".sources");
+    if (node["note"]) q.note = text(node["note"], path + ".note");
+    return q;
+  }
+
+  Formula formula(const YAML::Node& node, const std::string& path, const std::string& unit) const {
+    map(node, path, {"unit", "terms", "origin", "quality", "sources", "note"},
+        {"unit", "terms", "origin"});
+    Formula f;
+    f.unit = text(node["unit"], path + ".unit");
+    if (f.unit != unit) {
+      fail(node["unit"], path + ".unit", fmt::format("expected '{}', found '{}'", unit, f.unit));
+    }
+    const YAML::Node& terms = node["terms"];
+    if (!terms.IsSequence() || terms.size() == 0) {
+      fail(terms, path + ".terms", "expected a list of one or more terms");
+    }
+    for (std::size_t i = 0; i < terms.size(); ++i) {
+      const std::string at = fmt::format("{}.terms[{}]", path, i);
+      map(terms[i], at, {"basis", "coefficient", "exponent", "interval"}, {"basis", "coefficient"});
+      Term term;
+      term.basis = text(terms[i]["basis"], at + ".basis");
+      const auto& bases = known_bases();
+      if (std::find(bases.begin(), bases.end(), term.basis) == bases.end()) {
+        fail(terms[i]["basis"], at + ".basis",
+             fmt::format("unknown basis '{}'; expected one of {}", term.basis,
+                         fmt::join(bases, ", ")));
+      }
+      term.coefficient = number(terms[i]["coefficient"], at + ".coefficient");
+      if (term.basis == "n^c") {
+        if (!terms[i]["exponent"]) fail(terms[i], at + ".exponent", "missing (basis n^c)");
+        term.exponent = number(terms[i]["exponent"], at + ".exponent");
+      } else if (terms[i]["exponent"]) {
+        fail(terms[i]["exponent"], at + ".exponent", "only a term n^c has an exponent");
+      }
+      if (terms[i]["interval"])
+        term.interval = interval(terms[i]["interval"], at + ".interval", true);
+      f.terms.push_back(term);
+    }
+    // A form may have a negative coefficient (paper 003: scan is 60 log n - 25) but must not
+    // predict a negative time or a negative time per byte where it is used.
+    for (double n = 2; n <= 1048576; n *= 2) {
+      if (f(n) < 0) {
+        fail(node, path, fmt::format("the form {} is negative at n = {}", f.text(), n));
+      }
+    }
+    f.origin = origin(node["origin"], path + ".origin");
+    if (node["quality"]) f.quality = quality(node["quality"], path + ".quality");
+    if (node["sources"]) f.sources = texts(node["sources"], path + ".sources");
+    if (node["note"]) f.note = text(node["note"], path + ".note");
+    return f;
+  }
+
+  template <typename T, typename Read>
+  std::map<std::string, T> named(const YAML::Node& node, const std::string& path, Read read) const {
+    if (!node.IsMap()) fail(node, path, "expected a mapping of names to values");
+    std::map<std::string, T> out;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const std::string key = it->first.Scalar();
+      if (out.count(key)) fail(it->first, join(path, key), "appears twice");
+      out.emplace(key, read(it->second, join(path, key)));
+    }
+    return out;
+  }
+
+  static std::string join(const std::string& path, const std::string& key) {
+    return path.empty() ? key : path + "." + key;
+  }
+
+ private:
+  std::string file_;
+};
+
+Machine read_machine(const Reader& r, const YAML::Node& node) {
+  r.map(node, "machine", {"name", "description", "nodes", "cores_per_node", "clock"}, {"name"});
+  Machine m;
+  m.name = r.text(node["name"], "machine.name");
+  if (m.name.empty()) r.fail(node["name"], "machine.name", "is empty");
+  if (node["description"]) m.description = r.text(node["description"], "machine.description");
+  if (node["nodes"]) m.nodes = r.count(node["nodes"], "machine.nodes");
+  if (node["cores_per_node"]) {
+    m.cores_per_node = r.count(node["cores_per_node"], "machine.cores_per_node");
+  }
+  if (node["clock"]) m.clock = r.quantity(node["clock"], "machine.clock", {"Hz"});
+  return m;
+}
+
+Provenance read_provenance(const Reader& r, const YAML::Node& node) {
+  r.map(node, "provenance",
+        {"origin", "citation", "host", "cpu_model", "topology", "compiler", "mpi_library",
+         "mpi_version", "date", "sonde_version", "results", "results_digest"},
+        {"origin"});
+  Provenance p;
+  p.origin = r.origin(node["origin"], "provenance.origin");
+  const auto field = [&](const char* key, std::string& out) {
+    if (node[key]) out = r.text(node[key], std::string("provenance.") + key);
+  };
+  field("citation", p.citation);
+  field("host", p.host);
+  field("cpu_model", p.cpu_model);
+  field("topology", p.topology);
+  field("compiler", p.compiler);
+  field("mpi_library", p.mpi_library);
+  field("mpi_version", p.mpi_version);
+  field("date", p.date);
+  field("sonde_version", p.sonde_version);
+  field("results", p.results);
+  field("results_digest", p.results_digest);
+  if (p.origin == Origin::transcribed && p.citation.empty()) {
+    r.fail(node, "provenance.citation", "a transcribed profile must cite its source");
+  }
+  return p;
+}
+
+Compute read_compute(const Reader& r, const YAML::Node& node) {
+  r.map(node, "compute", {"peak_flops_per_core", "peak_flops_per_node", "kernels"});
+  Compute c;
+  if (node["peak_flops_per_core"]) {
+    c.peak_flops_per_core =
+        r.quantity(node["peak_flops_per_core"], "compute.peak_flops_per_core", {"flop/s"});
+  }
+  if (node["peak_flops_per_node"]) {
+    c.peak_flops_per_node =
+        r.quantity(node["peak_flops_per_node"], "compute.peak_flops_per_node", {"flop/s"});
+  }
+  if (node["kernels"]) {
+    c.kernels = r.named<Quantity>(
+        node["kernels"], "compute.kernels",
+        [&](const YAML::Node& n, const std::string& path) { return r.quantity(n, path, {"s"}); });
+  }
+  return c;
+}
+
+std::vector<MemoryLevel> read_memory(const Reader& r, const YAML::Node& node) {
+  if (!node.IsSequence()) r.fail(node, "memory", "expected a list of levels");
+  std::vector<MemoryLevel> levels;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const std::string path = fmt::format("memory[{}]", i);
+    const YAML::Node& n = node[i];
+    r.map(n, path,
+          {"name", "capacity_bytes", "line_bytes", "detected_capacity", "latency", "bandwidth"},
+          {"name"});
+    MemoryLevel level;
+    level.name = r.text(n["name"], path + ".name");
+    if (n["capacity_bytes"])
+      level.capacity_bytes = r.count(n["capacity_bytes"], path + ".capacity_bytes");
+    if (n["line_bytes"]) level.line_bytes = r.count(n["line_bytes"], path + ".line_bytes");
+    if (n["detected_capacity"]) {
+      level.detected_capacity =
+          r.quantity(n["detected_capacity"], path + ".detected_capacity", {"B"});
+    }
+    if (n["latency"]) level.latency = r.quantity(n["latency"], path + ".latency", {"s"});
+    if (n["bandwidth"]) {
+      level.bandwidth = r.named<Quantity>(
+          n["bandwidth"], path + ".bandwidth",
+          [&](const YAML::Node& b, const std::string& at) { return r.quantity(b, at, {"B/s"}); });
+    }
+    levels.push_back(level);
+  }
+  return levels;
+}
+
+BspParameters read_bsp(const Reader& r, const YAML::Node& node, const std::string& path) {
+  r.map(node, path, {"g1_min", "g1_max", "g2_min", "g2_max"},
+        {"g1_min", "g1_max", "g2_min", "g2_max"});
+  BspParameters b;
+  b.g1_min = r.quantity(node["g1_min"], path + ".g1_min", {"s"});
+  b.g1_max = r.quantity(node["g1_max"], path + ".g1_max", {"s"});
+  b.g2_min = r.quantity(node["g2_min"], path + ".g2_min", {"s"});
+  b.g2_max = r.quantity(node["g2_max"], path + ".g2_max", {"s"});
+  if (b.g1_max.value < b.g1_min.value) r.fail(node, path, "g1_max is below g1_min");
+  if (b.g2_max.value < b.g2_min.value) r.fail(node, path, "g2_max is below g2_min");
+  return b;
+}
+
+CounterWeights read_weights(const Reader& r, const YAML::Node& node, const std::string& path) {
+  r.map(node, path, known_count_terms());
+  return r.named<Quantity>(node, path, [&](const YAML::Node& n, const std::string& at) {
+    return r.quantity(n, at, {"s"});
+  });
+}
+
+Contention read_contention(const Reader& r, const YAML::Node& node) {
+  r.map(node, "contention", {"counts", "qsm", "ebsp", "dxbsp", "f1", "f2", "f3"});
+  Contention c;
+  if (node["counts"]) {
+    c.counts = r.text(node["counts"], "contention.counts");
+    if (c.counts != "papi" && c.counts != "derived" && c.counts != "transcribed") {
+      r.fail(node["counts"], "contention.counts",
+             "expected papi (measured counters), derived or transcribed, found '" + c.counts + "'");
+    }
+  }
+  if (node["qsm"]) c.qsm = read_bsp(r, node["qsm"], "contention.qsm");
+  if (node["ebsp"]) c.ebsp = read_bsp(r, node["ebsp"], "contention.ebsp");
+  if (node["dxbsp"]) c.dxbsp = read_bsp(r, node["dxbsp"], "contention.dxbsp");
+  if (node["f1"]) c.f1 = read_weights(r, node["f1"], "contention.f1");
+  if (node["f2"]) c.f2 = read_weights(r, node["f2"], "contention.f2");
+  if (node["f3"]) c.f3 = read_weights(r, node["f3"], "contention.f3");
+  if ((c.f1 || c.f2 || c.f3) && c.counts.empty()) {
+    r.fail(node, "contention.counts",
+           "missing: the F weights must say where their counts came from");
+  }
+  return c;
+}
+
+Overheads read_overheads(const Reader& r, const YAML::Node& node) {
+  r.map(node, "overheads", {"operations", "forms"});
+  Overheads o;
+  if (node["operations"]) {
+    o.operations = r.named<Quantity>(node["operations"], "overheads.operations",
+                                     [&](const YAML::Node& n, const std::string& at) {
+                                       return r.quantity(n, at, {"s", "B/s"});
+                                     });
+  }
+  if (node["forms"]) {
+    o.forms = r.named<Formula>(
+        node["forms"], "overheads.forms",
+        [&](const YAML::Node& n, const std::string& at) { return r.formula(n, at, "s"); });
+  }
+  return o;
+}
+
+PointToPoint read_point_to_point(const Reader& r, const YAML::Node& node) {
+  r.map(node, "point_to_point", {"segments", "quality", "measurements"}, {"segments"});
+  PointToPoint p;
+  const YAML::Node& segments = node["segments"];
+  if (!segments.IsSequence() || segments.size() == 0) {
+    r.fail(segments, "point_to_point.segments", "expected a list of one or more segments");
+  }
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    const std::string path = fmt::format("point_to_point.segments[{}]", i);
+    const YAML::Node& n = segments[i];
+    r.map(n, path, {"from_bytes", "to_bytes", "t0", "r_inf"}, {"from_bytes", "t0", "r_inf"});
+    HockneySegment s;
+    s.from_bytes = r.non_negative(n["from_bytes"], path + ".from_bytes");
+    // Without to_bytes the segment holds for every larger message (the source gave no range).
+    s.to_bytes = n["to_bytes"] ? r.non_negative(n["to_bytes"], path + ".to_bytes")
+                               : std::numeric_limits<double>::infinity();
+    if (s.to_bytes < s.from_bytes) r.fail(n, path, "to_bytes is below from_bytes");
+    if (!p.segments.empty() && s.from_bytes < p.segments.back().to_bytes) {
+      r.fail(n, path, "overlaps the segment before it (segments go in order of message size)");
+    }
+    s.t0 = r.quantity(n["t0"], path + ".t0", {"s"});
+    s.r_inf = r.quantity(n["r_inf"], path + ".r_inf", {"B/s"});
+    if (s.r_inf.value <= 0) r.fail(n["r_inf"], path + ".r_inf.value", "expected a bandwidth > 0");
+    p.segments.push_back(s);
+  }
+  if (node["quality"]) p.quality = r.quality(node["quality"], "point_to_point.quality");
+  if (node["measurements"]) {
+    const YAML::Node& list = node["measurements"];
+    if (!list.IsSequence()) r.fail(list, "point_to_point.measurements", "expected a list");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string path = fmt::format("point_to_point.measurements[{}]", i);
+      r.map(list[i], path, {"bytes", "ranks", "time"}, {"bytes", "time"});
+      PointToPointMeasurement m;
+      m.bytes = r.non_negative(list[i]["bytes"], path + ".bytes");
+      if (list[i]["ranks"]) m.ranks = r.count(list[i]["ranks"], path + ".ranks");
+      m.time = r.quantity(list[i]["time"], path + ".time", {"s"});
+      p.measurements.push_back(m);
+    }
+  }
+  return p;
+}
+
+Collective read_collective(const Reader& r, const YAML::Node& node, const std::string& path) {
+  r.map(node, path, {"t0", "seconds_per_byte", "message_bytes", "ranks"}, {"t0"});
+  Collective c;
+  c.t0 = r.formula(node["t0"], path + ".t0", "s");
+  if (node["seconds_per_byte"]) {
+    c.seconds_per_byte = r.formula(node["seconds_per_byte"], path + ".seconds_per_byte", "s/B");
+  }
+  if (node["message_bytes"])
+    c.message_bytes = r.non_negative(node["message_bytes"], path + ".message_bytes");
+  if (node["ranks"]) {
+    const YAML::Node& list = node["ranks"];
+    if (!list.IsSequence()) r.fail(list, path + ".ranks", "expected a list of communicator sizes");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      c.ranks.push_back(r.count(list[i], fmt::format("{}.ranks[{}]", path, i)));
+    }
+  }
+  return c;
+}
+
+// --- writing ---
+
+std::string number_text(double value) { return fmt::format("{}", value); }
+
+void emit_interval(YAML::Emitter& out, const Interval& interval) {
+  out << YAML::Flow << YAML::BeginMap << YAML::Key << "low" << YAML::Value
+      << number_text(interval.low) << YAML::Key << "high" << YAML::Value
+      << number_text(interval.high) << YAML::Key << "level" << YAML::Value
+      << number_text(interval.level) << YAML::EndMap;
+}
+
+void emit_quality(YAML::Emitter& out, const FitQuality& q) {
+  out << YAML::Flow << YAML::BeginMap << YAML::Key << "mean_relative_error" << YAML::Value
+      << number_text(q.mean_relative_error) << YAML::Key << "max_relative_error" << YAML::Value
+      << number_text(q.max_relative_error) << YAML::Key << "points" << YAML::Value << q.points
+      << YAML::EndMap;
+}
+
+void emit_sources_note(YAML::Emitter& out, const std::vector<std::string>& sources,
+                       const std::string& note) {
+  if (!sources.empty()) {
+    out << YAML::Key << "sources" << YAML::Value << YAML::Flow << sources;
+  }
+  if (!note.empty()) out << YAML::Key << "note" << YAML::Value << note;
+}
+
+void emit_quantity(YAML::Emitter& out, const Quantity& q) {
+  out << YAML::BeginMap << YAML::Key << "value" << YAML::Value << number_text(q.value) << YAML::Key
+      << "unit" << YAML::Value << q.unit << YAML::Key << "origin" << YAML::Value
+      << to_string(q.origin);
+  if (q.interval) {
+    out << YAML::Key << "interval" << YAML::Value;
+    emit_interval(out, *q.interval);
+  }
+  if (q.quality) {
+    out << YAML::Key << "quality" << YAML::Value;
+    emit_quality(out, *q.quality);
+  }
+  emit_sources_note(out, q.sources, q.note);
+  out << YAML::EndMap;
+}
+
+void emit_formula(YAML::Emitter& out, const Formula& f) {
+  const bool per_byte = f.unit == "s/B";
+  out << YAML::BeginMap << YAML::Key << "unit" << YAML::Value << f.unit;
+  out << YAML::Comment(fmt::format("{} ({})", f.text(1e6), per_byte ? "us per byte" : "us"));
+  out << YAML::Key << "terms" << YAML::Value << YAML::BeginSeq;
+  for (const Term& term : f.terms) {
+    out << YAML::Flow << YAML::BeginMap << YAML::Key << "basis" << YAML::Value << term.basis
+        << YAML::Key << "coefficient" << YAML::Value << number_text(term.coefficient);
+    if (term.basis == "n^c") {
+      out << YAML::Key << "exponent" << YAML::Value << number_text(term.exponent);
+    }
+    if (term.interval) {
+      out << YAML::Key << "interval" << YAML::Value;
+      emit_interval(out, *term.interval);
+    }
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::Key << "origin" << YAML::Value << to_string(f.origin);
+  if (f.quality) {
+    out << YAML::Key << "quality" << YAML::Value;
+    emit_quality(out, *f.quality);
+  }
+  emit_sources_note(out, f.sources, f.note);
+  out << YAML::EndMap;
+}
+
+template <typename T, typename Emit>
+void emit_named(YAML::Emitter& out, const std::map<std::string, T>& values, Emit emit) {
+  out << YAML::BeginMap;
+  for (const auto& [name, value] : values) {
+    out << YAML::Key << name << YAML::Value;
+    emit(out, value);
+  }
+  out << YAML::EndMap;
+}
+
+void emit_text(YAML::Emitter& out, const char* key, const std::string& value) {
+  if (!value.empty()) out << YAML::Key << key << YAML::Value << value;
+}
+
+}  // namespace
+
+Profile parse_profile(const std::string& text, const std::string& where) {
+  const Reader r(where);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw input_error(fmt::format("{}:{}", where, e.mark.line + 1), "not valid YAML: " + e.msg);
+  }
+  if (!root.IsDefined() || root.IsNull()) r.fail(root, "", "empty file; expected a sonde profile");
+  r.map(root, "",
+        {"schema", "version", "machine", "provenance", "compute", "memory", "contention",
+         "overheads", "point_to_point", "collectives", "not_fitted"},
+        {"schema", "version", "machine", "provenance"});
+  const std::string schema = r.text(root["schema"], "schema");
+  if (schema != kSchemaName) {
+    r.fail(root["schema"], "schema", fmt::format("expected '{}', found '{}'", kSchemaName, schema));
+  }
+  Profile p;
+  const double version = r.number(root["version"], "version");
+  if (version != kSchemaVersion) {
+    r.fail(root["version"], "version",
+           fmt::format("this is a version {} profile; this sonde reads version {}",
+                       root["version"].Scalar(), kSchemaVersion));
+  }
+  p.machine = read_machine(r, root["machine"]);
+  p.provenance = read_provenance(r, root["provenance"]);
+  if (root["compute"]) p.compute = read_compute(r, root["compute"]);
+  if (root["memory"]) p.memory = read_memory(r, root["memory"]);
+  if (root["contention"]) p.contention = read_contention(r, root["contention"]);
+  if (root["overheads"]) p.overheads = read_overheads(r, root["overheads"]);
+  if (root["point_to_point"]) p.point_to_point = read_point_to_point(r, root["point_to_point"]);
+  if (root["collectives"]) {
+    p.collectives = r.named<Collective>(
+        root["collectives"], "collectives",
+        [&](const YAML::Node& n, const std::string& path) { return read_collective(r, n, path); });
+  }
+  if (root["not_fitted"]) p.not_fitted = r.texts(root["not_fitted"], "not_fitted");
+  return p;
+}
+
+Profile read_profile(const std::filesystem::path& path) {
+  return parse_profile(read_file(path), path.string());
+}
+
+std::string to_yaml(const Profile& p) {
+  YAML::Emitter out;
+  out << YAML::Comment(fmt::format("sonde machine profile: {}", p.machine.name));
+  out << YAML::BeginMap;
+  out << YAML::Key << "schema" << YAML::Value << kSchemaName;
+  out << YAML::Key << "version" << YAML::Value << p.version;
+
+  out << YAML::Key << "machine" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "name" << YAML::Value << p.machine.name;
+  emit_text(out, "description", p.machine.description);
+  if (p.machine.nodes) out << YAML::Key << "nodes" << YAML::Value << *p.machine.nodes;
+  if (p.machine.cores_per_node) {
+    out << YAML::Key << "cores_per_node" << YAML::Value << *p.machine.cores_per_node;
+  }
+  if (p.machine.clock) {
+    out << YAML::Key << "clock" << YAML::Value;
+    emit_quantity(out, *p.machine.clock);
+  }
+  out << YAML::EndMap;
+
+  const Provenance& v = p.provenance;
+  out << YAML::Key << "provenance" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "origin" << YAML::Value << to_string(v.origin);
+  emit_text(out, "citation", v.citation);
+  emit_text(out, "host", v.host);
+  emit_text(out, "cpu_model", v.cpu_model);
+  emit_text(out, "topology", v.topology);
+  emit_text(out, "compiler", v.compiler);
+  emit_text(out, "mpi_library", v.mpi_library);
+  emit_text(out, "mpi_version", v.mpi_version);
+  emit_text(out, "date", v.date);
+  emit_text(out, "sonde_version", v.sonde_version);
+  emit_text(out, "results", v.results);
+  emit_text(out, "results_digest", v.results_digest);
+  out << YAML::EndMap;
+
+  const Compute& c = p.compute;
+  if (c.peak_flops_per_core || c.peak_flops_per_node || !c.kernels.empty()) {
+    out << YAML::Key << "compute" << YAML::Value << YAML::BeginMap;
+    if (c.peak_flops_per_core) {
+      out << YAML::Key << "peak_flops_per_core" << YAML::Value;
+      emit_quantity(out, *c.peak_flops_per_core);
+    }
+    if (c.peak_flops_per_node) {
+      out << YAML::Key << "peak_flops_per_node" << YAML::Value;
+      emit_quantity(out, *c.peak_flops_per_node);
+    }
+    if (!c.kernels.empty()) {
+      out << YAML::Key << "kernels" << YAML::Value;
+      emit_named(out, c.kernels, emit_quantity);
+    }
+    out << YAML::EndMap;
+  }
+
+  if (!p.memory.empty()) {
+    out << YAML::Key << "memory" << YAML::Value << YAML::BeginSeq;
+    for (const MemoryLevel& level : p.memory) {
+      out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << level.name;
+      if (level.capacity_bytes) {
+        out << YAML::Key << "capacity_bytes" << YAML::Value << *level.capacity_bytes;
+      }
+      if (level.line_bytes) out << YAML::Key << "line_bytes" << YAML::Value << *level.line_bytes;
+      if (level.detected_capacity) {
+        out << YAML::Key << "detected_capacity" << YAML::Value;
+        emit_quantity(out, *level.detected_capacity);
+      }
+      if (level.latency) {
+        out << YAML::Key << "latency" << YAML::Value;
+        emit_quantity(out, *level.latency);
+      }
+      if (!level.bandwidth.empty()) {
+        out << YAML::Key << "bandwidth" << YAML::Value;
+        emit_named(out, level.bandwidth, emit_quantity);
+      }
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
+
+  if (p.contention) {
+    const Contention& k = *p.contention;
+    out << YAML::Key << "contention" << YAML::Value << YAML::BeginMap;
+    emit_text(out, "counts", k.counts);
+    const auto bsp = [&](const char* key, const std::optional<BspParameters>& b) {
+      if (!b) return;
+      out << YAML::Key << key << YAML::Value << YAML::BeginMap;
+      for (const auto& [name, q] : {std::pair{"g1_min", &b->g1_min},
+                                    {"g1_max", &b->g1_max},
+                                    {"g2_min", &b->g2_min},
+                                    {"g2_max", &b->g2_max}}) {
+        out << YAML::Key << name << YAML::Value;
+        emit_quantity(out, *q);
+      }
+      out << YAML::EndMap;
+    };
+    bsp("qsm", k.qsm);
+    bsp("ebsp", k.ebsp);
+    bsp("dxbsp", k.dxbsp);
+    for (const auto& [key, weights] : {std::pair{"f1", &k.f1}, {"f2", &k.f2}, {"f3", &k.f3}}) {
+      if (!*weights) continue;
+      out << YAML::Key << key << YAML::Value;
+      emit_named(out, **weights, emit_quantity);
+    }
+    out << YAML::EndMap;
+  }
+
+  if (!p.overheads.operations.empty() || !p.overheads.forms.empty()) {
+    out << YAML::Key << "overheads" << YAML::Value << YAML::BeginMap;
+    if (!p.overheads.operations.empty()) {
+      out << YAML::Key << "operations" << YAML::Value;
+      emit_named(out, p.overheads.operations, emit_quantity);
+    }
+    if (!p.overheads.forms.empty()) {
+      out << YAML::Key << "forms" << YAML::Value;
+      emit_named(out, p.overheads.forms, emit_formula);
+    }
+    out << YAML::EndMap;
+  }
+
+  if (p.point_to_point) {
+    const PointToPoint& pp = *p.point_to_point;
+    out << YAML::Key << "point_to_point" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "segments" << YAML::Value << YAML::BeginSeq;
+    for (const HockneySegment& s : pp.segments) {
+      out << YAML::BeginMap << YAML::Key << "from_bytes" << YAML::Value
+          << number_text(s.from_bytes);
+      if (std::isfinite(s.to_bytes)) {
+        out << YAML::Key << "to_bytes" << YAML::Value << number_text(s.to_bytes);
+      }
+      out << YAML::Key << "t0" << YAML::Value;
+      emit_quantity(out, s.t0);
+      out << YAML::Key << "r_inf" << YAML::Value;
+      emit_quantity(out, s.r_inf);
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+    if (pp.quality) {
+      out << YAML::Key << "quality" << YAML::Value;
+      emit_quality(out, *pp.quality);
+    }
+    if (!pp.measurements.empty()) {
+      out << YAML::Key << "measurements" << YAML::Value << YAML::BeginSeq;
+      for (const PointToPointMeasurement& m : pp.measurements) {
+        out << YAML::BeginMap << YAML::Key << "bytes" << YAML::Value << number_text(m.bytes);
+        if (m.ranks) out << YAML::Key << "ranks" << YAML::Value << *m.ranks;
+        out << YAML::Key << "time" << YAML::Value;
+        emit_quantity(out, m.time);
+        out << YAML::EndMap;
+      }
+      out << YAML::EndSeq;
+    }
+    out << YAML::EndMap;
+  }
+
+  if (!p.collectives.empty()) {
+    out << YAML::Key << "collectives" << YAML::Value << YAML::BeginMap;
+    for (const auto& [name, collective] : p.collectives) {
+      out << YAML::Key << name << YAML::Value << YAML::BeginMap;
+      out << YAML::Key << "t0" << YAML::Value;
+      emit_formula(out, collective.t0);
+      if (collective.seconds_per_byte) {
+        out << YAML::Key << "seconds_per_byte" << YAML::Value;
+        emit_formula(out, *collective.seconds_per_byte);
+      }
+      if (collective.message_bytes) {
+        out << YAML::Key << "message_bytes" << YAML::Value
+            << number_text(*collective.message_bytes);
+      }
+      if (!collective.ranks.empty()) {
+        out << YAML::Key << "ranks" << YAML::Value << YAML::Flow << collective.ranks;
+      }
+      out << YAML::EndMap;
+    }
+    out << YAML::EndMap;
+  }
+  if (!p.not_fitted.empty()) {
+    out << YAML::Key << "not_fitted" << YAML::Value << YAML::BeginSeq;
+    for (const std::string& line : p.not_fitted) out << line;
+    out << YAML::EndSeq;
+  }
+  out << YAML::EndMap;
+  if (!out.good()) throw Error(ExitCode::failure, "profile", "YAML emitter: " + out.GetLastError());
+  return std::string(out.c_str()) + "\n";
+}
+
+void write_profile(const Profile& profile, const std::filesystem::path& path) {
+  write_file_atomically(path, to_yaml(profile));
+}
+
+}  // namespace sonde::profile

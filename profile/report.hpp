@@ -1,0 +1,20 @@
+// What `sonde show`, `sonde validate` and `sonde compare` print: a profile in the papers' notation
+// (Hockney's t = t0 + m / r_inf, paper 003's Tables 5 and 6, paper 002's g-parameters), and two
+// profiles side by side with the ratio of every value they share.
+#pragma once
+
+#include <string>
+
+#include "profile/profile.hpp"
+
+namespace sonde::profile {
+
+// Humane units for a quantity ("46 us", "35.5 MB/s", "266 Mflop/s").
+std::string format_quantity(const Quantity& quantity);
+
+std::string format_profile(const Profile& profile);
+
+// One line per value present in both profiles: a's value, b's, and b / a; then what only one has.
+std::string compare_profiles(const Profile& a, const Profile& b);
+
+}  // namespace sonde::profile

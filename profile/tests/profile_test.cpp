@@ -1,0 +1,296 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "profile/profile.hpp"
+#include "profile/report.hpp"
+
+namespace sonde::profile {
+namespace {
+
+// Tests run in the source folder (CMake sets the working directory).
+const char* kSp2 = "machines/ibm-sp2.yaml";
+const char* kSgi = "machines/sgi-power-challenge.yaml";
+const char* kCm5 = "machines/cm-5.yaml";
+
+Quantity q(double value, const std::string& unit, Origin origin = Origin::measured) {
+  Quantity out;
+  out.value = value;
+  out.unit = unit;
+  out.origin = origin;
+  return out;
+}
+
+// A profile with every section, odd numbers included, for the round trip.
+Profile full_profile() {
+  Profile p;
+  p.machine.name = "test-machine";
+  p.machine.description = "two cores: a test";
+  p.machine.nodes = 1;
+  p.machine.cores_per_node = 2;
+  p.machine.clock = q(2.9e9, "Hz", Origin::derived);
+  p.provenance.host = "h";
+  p.provenance.date = "2026-11-21T00:00:00Z";
+  p.provenance.results_digest = "abc123";
+  Quantity peak = q(1.0 / 3.0 * 1e11, "flop/s");
+  peak.interval = Interval{3.1e10, 3.5e10, 1.0};
+  peak.quality = FitQuality{0.01, 0.05, 5};
+  peak.sources = {"compute.peak.fma/threads:1", "compute.peak.fma/threads:2"};
+  peak.note = "note: with a colon, and \"quotes\"";
+  p.compute.peak_flops_per_core = peak;
+  p.compute.kernels["divide"] = q(1.234567890123e-9, "s");
+  MemoryLevel l1;
+  l1.name = "L1d";
+  l1.capacity_bytes = 49152;
+  l1.line_bytes = 64;
+  l1.detected_capacity = q(49152, "B", Origin::fitted);
+  l1.latency = q(1.0e-9, "s");
+  l1.bandwidth["triad/2"] = q(5.2e11, "B/s");
+  p.memory = {l1,
+              MemoryLevel{"DRAM", std::nullopt, std::nullopt, std::nullopt, q(1.5e-7, "s"), {}}};
+  Contention c;
+  c.counts = "derived";
+  c.qsm = BspParameters{q(1e-10, "s"), q(2e-9, "s"), q(1e-10, "s"), q(3e-8, "s")};
+  c.f2 = CounterWeights{{"llc_misses", q(1e-8, "s", Origin::fitted)},
+                        {"llc_writebacks", q(0, "s", Origin::fitted)}};
+  p.contention = c;
+  p.overheads.operations["process_creation"] = q(5e-5, "s");
+  Formula barrier;
+  barrier.unit = "s";
+  barrier.terms = {Term{"log n", 1e-7, 0, Interval{0.9e-7, 1.1e-7, 0.95}}, Term{"1", -5e-8, 0, {}}};
+  barrier.quality = FitQuality{0.02, 0.04, 6};
+  p.overheads.forms["thread_barrier"] = barrier;
+  PointToPoint pp;
+  pp.segments = {
+      HockneySegment{0, 256, q(1e-6, "s", Origin::fitted), q(1e9, "B/s", Origin::fitted)},
+      HockneySegment{512, std::numeric_limits<double>::infinity(), q(3e-6, "s", Origin::fitted),
+                     q(1e10, "B/s", Origin::fitted)}};
+  pp.quality = FitQuality{0.03, 0.1, 30};
+  pp.measurements = {PointToPointMeasurement{8, 2, q(1.1e-6, "s")}};
+  p.point_to_point = pp;
+  Collective alltoall;
+  alltoall.t0 = barrier;
+  Formula per_byte;
+  per_byte.unit = "s/B";
+  per_byte.terms = {Term{"n^c", 3e-8, 1.29, {}}};
+  alltoall.seconds_per_byte = per_byte;
+  alltoall.ranks = {2, 4, 8, 16};
+  p.collectives["alltoall"] = alltoall;
+  Collective reduce;
+  reduce.t0 = barrier;
+  reduce.message_bytes = 8;
+  p.collectives["reduce"] = reduce;
+  p.not_fitted = {"overheads.forms.thread_create: one thread count"};
+  return p;
+}
+
+TEST(Profile, WrittenProfileReadsBackEqual) {
+  const Profile p = full_profile();
+  const std::string text = to_yaml(p);
+  EXPECT_EQ(parse_profile(text, "round-trip.yaml"), p) << text;
+  // And a second trip writes the same text.
+  EXPECT_EQ(to_yaml(parse_profile(text, "round-trip.yaml")), text);
+}
+
+TEST(Profile, WriteIsAtomicAndReadable) {
+  const auto path = std::filesystem::temp_directory_path() / "sonde-profile-test.yaml";
+  write_profile(full_profile(), path);
+  EXPECT_EQ(read_profile(path), full_profile());
+  std::filesystem::remove(path);
+}
+
+TEST(Profile, TranscribedProfilesReadAndRoundTrip) {
+  for (const char* file : {kSp2, kSgi, kCm5}) {
+    const Profile p = read_profile(file);
+    EXPECT_EQ(p.provenance.origin, Origin::transcribed) << file;
+    EXPECT_FALSE(p.provenance.citation.empty()) << file;
+    EXPECT_EQ(parse_profile(to_yaml(p), file), p) << file;
+  }
+}
+
+// Paper 003: Eq. 5 and Tables 5 and 6 as `sonde show` prints them.
+TEST(Profile, ShowPrintsPaper003FormulasForTheSp2) {
+  const std::string shown = format_profile(read_profile(kSp2));
+  for (const char* formula : {"t = 46 + 0.035 m", "broadcast        (52 log n) + (0.029 log n) m",
+                              "gather           (45 log n + 10) + (0.04 n - 0.04) m",
+                              "scatter          (45 log n + 10) + (0.04 n - 0.04) m",
+                              "alltoall         (80 log n) + (0.03 n^1.29) m",
+                              "shift            (6 log n + 60) + (0.003 log n + 0.04) m",
+                              "barrier          94 log n + 10", "reduce           50 log n + 16",
+                              "scan             60 log n - 25"}) {
+    EXPECT_NE(shown.find(formula), std::string::npos) << formula << "\n" << shown;
+  }
+}
+
+// Worked by hand from paper 003: the barrier over 256 nodes is 94 * 8 + 10 = 762 us (section
+// 4.3); a 1 KiB broadcast on 64 nodes is 52 * 6 + 0.029 * 6 * 1024 = 490.2 us; a 4-byte
+// point-to-point message is 46 + 0.035 * 4 = 46.14 us.
+TEST(Profile, Sp2FormulasEvaluateAsThePaperSays) {
+  const Profile p = read_profile(kSp2);
+  EXPECT_NEAR(require_collective(p, "barrier", kSp2).seconds(256, 0), 762e-6, 1e-12);
+  EXPECT_NEAR(require_collective(p, "broadcast", kSp2).seconds(64, 1024), 490.176e-6, 1e-12);
+  EXPECT_NEAR(require_point_to_point(p, kSp2).seconds(4), 46.14e-6, 1e-12);
+  EXPECT_NEAR(require_collective(p, "alltoall", kSp2).seconds(16, 100),
+              80e-6 * 4 + 0.03e-6 * std::pow(16, 1.29) * 100, 1e-12);
+  EXPECT_NEAR(require_peak_flops(p, kSp2).value, 266e6, 1);
+}
+
+TEST(Profile, SgiProfileHoldsPaper002Values) {
+  const Profile p = read_profile(kSgi);
+  ASSERT_TRUE(p.contention && p.contention->qsm && p.contention->f1);
+  EXPECT_DOUBLE_EQ(p.contention->qsm->g1_max.value, 5.35e-6);
+  EXPECT_DOUBLE_EQ(p.contention->dxbsp->g2_min.value, 0.26e-6);
+  EXPECT_DOUBLE_EQ(p.contention->f1->at("llc_misses").value, 0.97e-6);
+  EXPECT_DOUBLE_EQ(p.contention->f3->at("llc_writebacks").value, 0.051e-6);
+  const std::string shown = format_profile(p);
+  EXPECT_NE(shown.find("QSM.MAX = max{5.35 us H, 670 ns K}"), std::string::npos) << shown;
+}
+
+TEST(Profile, MissingWhatAPredictionNeedsNamesTheKey) {
+  const Profile cm5 = read_profile(kCm5);
+  try {
+    require_collective(cm5, "broadcast", kCm5);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::bad_input);
+    EXPECT_NE(std::string(e.what()).find("machines/cm-5.yaml: collectives.broadcast: absent"),
+              std::string::npos)
+        << e.what();
+  }
+  Profile empty = cm5;
+  empty.point_to_point.reset();
+  EXPECT_THROW(require_point_to_point(empty, kCm5), Error);
+}
+
+TEST(Profile, CompareReadsSideBySide) {
+  const std::string table = compare_profiles(read_profile(kSp2), read_profile(kCm5));
+  // 4 bytes: SP2 46 us + 0.035 * 0 at 0 B = 46 us; CM-5 10 us: ratio 0.217.
+  EXPECT_NE(table.find("point-to-point 0 B"), std::string::npos) << table;
+  EXPECT_NE(table.find("0.217"), std::string::npos) << table;
+  EXPECT_NE(table.find("only ibm-sp2"), std::string::npos) << table;
+}
+
+// --- malformed and adversarial files ---
+
+void expect_rejected(const std::string& text, const std::string& fragment) {
+  try {
+    parse_profile(text, "bad.yaml");
+    FAIL() << "accepted:\n" << text;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::bad_input) << e.what();
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("bad.yaml", 0), 0u) << what;
+    EXPECT_NE(what.find(fragment), std::string::npos)
+        << "expected '" << fragment << "' in: " << what;
+  }
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+class Malformed : public ::testing::Test {
+ protected:
+  std::string good = to_yaml(full_profile());
+};
+
+TEST_F(Malformed, NotYamlOrEmpty) {
+  expect_rejected("", "empty file");
+  expect_rejected("schema: [unclosed\n", "not valid YAML");
+  expect_rejected("- a\n- list\n", "expected a mapping");
+}
+
+TEST_F(Malformed, TruncatedAnywhere) {
+  // Cut the file at every tenth of its length: each piece is rejected (or, where the cut falls
+  // exactly after a whole section, read as a smaller valid profile), never half-read silently.
+  for (int tenth = 1; tenth < 10; ++tenth) {
+    const std::string piece = good.substr(0, good.size() * tenth / 10);
+    try {
+      const Profile p = parse_profile(piece, "bad.yaml");
+      EXPECT_NE(p, full_profile()) << "a truncated file read as the whole profile";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::bad_input);
+      EXPECT_EQ(std::string(e.what()).rfind("bad.yaml", 0), 0u) << e.what();
+    }
+  }
+  expect_rejected("schema: sonde-profile\nversion: 1\n", "machine: missing");
+}
+
+TEST_F(Malformed, OtherSchemaOrVersion) {
+  expect_rejected(replaced(good, "version: 1", "version: 2"),
+                  "version: this is a version 2 profile; this sonde reads version 1");
+  expect_rejected(replaced(good, "schema: sonde-profile", "schema: other"), "schema: expected");
+  expect_rejected(replaced(good, "version: 1", "version: one"), "version: expected a number");
+}
+
+TEST_F(Malformed, UnknownKeys) {
+  expect_rejected(replaced(good, "machine:\n", "machin: x\nmachine:\n"), "machin: unknown key");
+  expect_rejected(replaced(good, "  name: test-machine\n", "  name: test-machine\n  color: red\n"),
+                  "machine.color: unknown key");
+  expect_rejected(replaced(good, "unit: flop/s", "unit: flop/s\n    colour: 1"),
+                  "compute.peak_flops_per_core.colour: unknown key");
+}
+
+TEST_F(Malformed, WrongTypes) {
+  expect_rejected(replaced(good, "cores_per_node: 2", "cores_per_node: two"),
+                  "machine.cores_per_node: expected a number, found 'two'");
+  expect_rejected(replaced(good, "cores_per_node: 2", "cores_per_node: 2.5"),
+                  "machine.cores_per_node: expected a whole number");
+  expect_rejected(replaced(good, "cores_per_node: 2", "cores_per_node: [2]"),
+                  "machine.cores_per_node: expected a number");
+  expect_rejected(replaced(good, "  - \"overheads.forms", "  \"overheads.forms"),
+                  "not_fitted: expected a list of text");
+  expect_rejected(replaced(good, "name: test-machine", "name: [test]"),
+                  "machine.name: expected text");
+}
+
+TEST_F(Malformed, NegativeNanAndInfinite) {
+  expect_rejected(replaced(good, "value: 1.5e-07", "value: -1.5e-07"),
+                  "memory[1].latency.value: expected a value >= 0");
+  expect_rejected(replaced(good, "value: 1.5e-07", "value: .nan"),
+                  "memory[1].latency.value: expected a finite number");
+  expect_rejected(replaced(good, "value: 1.5e-07", "value: .inf"), "expected a finite number");
+  expect_rejected(replaced(good, "capacity_bytes: 49152", "capacity_bytes: -1"),
+                  "memory[0].capacity_bytes: expected a value >= 0");
+  // A form may have a negative term, but not be negative where it is used.
+  expect_rejected(replaced(good, "coefficient: -5e-08", "coefficient: -5e-06"),
+                  "is negative at n = 2");
+}
+
+TEST_F(Malformed, UnknownOrWrongUnits) {
+  expect_rejected(replaced(good, "value: 1.5e-07\n      unit: s", "value: 1.5e-07\n      unit: us"),
+                  "memory[1].latency.unit: unknown unit 'us'; files use SI units");
+  expect_rejected(replaced(good, "value: 1.5e-07\n      unit: s", "value: 1.5e-07\n      unit: B"),
+                  "memory[1].latency.unit: unit 'B' does not fit here; expected s");
+}
+
+TEST_F(Malformed, InconsistentValues) {
+  expect_rejected(replaced(good, "origin: measured\n", "origin: guessed\n"),
+                  "unknown origin 'guessed'");
+  expect_rejected(replaced(good, "from_bytes: 512", "from_bytes: 100"),
+                  "point_to_point.segments[1]: overlaps the segment before it");
+  expect_rejected(replaced(good, "low: 31000000000", "low: 36000000000"), "high is below low");
+  expect_rejected(
+      replaced(good, "  origin: measured\n  host: h", "  origin: transcribed\n  host: h"),
+      "provenance.citation: a transcribed profile must cite its source");
+  expect_rejected(
+      replaced(good, "  counts: derived\n", ""),
+      "contention.counts: missing: the F weights must say where their counts came from");
+}
+
+TEST_F(Malformed, ErrorsCarryTheLine) {
+  const std::string bad = replaced(good, "cores_per_node: 2", "cores_per_node: two");
+  std::size_t line = 1;
+  for (std::size_t i = 0; i < bad.find("cores_per_node: two"); ++i) line += bad[i] == '\n';
+  expect_rejected(bad, "bad.yaml:" + std::to_string(line) + ": machine.cores_per_node");
+}
+
+}  // namespace
+}  // namespace sonde::profile
