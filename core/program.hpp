@@ -3,9 +3,13 @@
 #pragma once
 
 #include <functional>
+#include <string>
 
 namespace sonde {
 
 int run_program(const char* program, const std::function<int()>& body);
+
+// Whether `program` can be started: a path to an executable, or a name found on the PATH.
+bool on_path(const std::string& program);
 
 }  // namespace sonde

@@ -70,11 +70,14 @@ std::vector<SummaryRow> summary_rows(const std::vector<ResultFile>& files, const
       if (found == counters.end()) continue;
       auto [it, inserted] = index.try_emplace(record.run_name, rows.size());
       if (inserted) {
-        rows.push_back({registered_name(record.run_name), record.params, *found});
+        rows.push_back({registered_name(record.run_name), record.params, *found, 0, 0, 0, 0, {}});
       }
       SummaryRow& row = rows[it->second];
       const double value = *record.counter(row.counter);
-      if (record.aggregate_name == "median") row.median = value;
+      if (record.aggregate_name == "median") {
+        row.median = value;
+        row.counters = record.counters;
+      }
       if (record.aggregate_name == "min") row.min = value;
       if (record.aggregate_name == "max") row.max = value;
       if (record.aggregate_name == "cv") row.cv = value;

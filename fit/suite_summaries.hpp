@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ struct SummaryRow {
   double min = 0;
   double max = 0;
   double cv = 0;
+  std::map<std::string, double> counters;  // every counter of the median entry (counts, cycles)
 };
 
 // The rows of a suite, one per benchmark, with the first of `counters` that it has.

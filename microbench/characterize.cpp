@@ -14,6 +14,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/program.hpp"
 #include "core/results.hpp"
 #include "core/version.hpp"
 #include "microbench/compute_suite.hpp"
@@ -113,21 +114,6 @@ bool is_whole_result(const std::filesystem::path& path) {
   } catch (const Error&) {
     return false;
   }
-}
-
-// Whether `program` can be started: a path to an executable, or a name found on the PATH.
-bool on_path(const std::string& program) {
-  if (program.find('/') != std::string::npos) return ::access(program.c_str(), X_OK) == 0;
-  const char* path = std::getenv("PATH");
-  std::string folders = path == nullptr ? "/usr/bin:/bin" : path;
-  std::size_t start = 0;
-  while (start <= folders.size()) {
-    const std::size_t end = std::min(folders.find(':', start), folders.size());
-    const std::string folder = folders.substr(start, end - start);
-    if (!folder.empty() && ::access((folder + "/" + program).c_str(), X_OK) == 0) return true;
-    start = end + 1;
-  }
-  return false;
 }
 
 // "20261121T140509Z": sorts in time order and is safe in any file system.

@@ -742,7 +742,11 @@ std::string to_yaml(const Profile& p) {
 }
 
 void write_profile(const Profile& profile, const std::filesystem::path& path) {
-  write_file_atomically(path, to_yaml(profile));
+  // What is written must read back: a profile that breaks the schema is refused, and the file
+  // already there stays as it was.
+  const std::string text = to_yaml(profile);
+  parse_profile(text, path.string() + " (not written)");
+  write_file_atomically(path, text);
 }
 
 }  // namespace sonde::profile

@@ -95,7 +95,7 @@ std::string format_profile(const Profile& p) {
     }
   }
   if (p.machine.nodes || p.machine.cores_per_node) {
-    out += fmt::format("  {} nodes, {} cores per node\n",
+    out += fmt::format("  nodes: {}, cores per node: {}\n",
                        p.machine.nodes ? std::to_string(*p.machine.nodes) : "?",
                        p.machine.cores_per_node ? std::to_string(*p.machine.cores_per_node) : "?");
   }

@@ -54,21 +54,21 @@ message(STATUS "${RANKS} ranks: ${library}; a killed rank ended the run with ${r
 if(SONDE)
   set(results ${WORK}/results)
   execute_process(COMMAND ${CMAKE_COMMAND} -E env SONDE_TEST_KILL_RANK=1:collectives
-                          ${SONDE} characterize --quick --suite mpi --results ${results}
+                          ${SONDE} characterize --quick --suite mpi --results ${results} --profiles ${results}/machines
                           --machine m --run-id r "--mpi-launcher=${MPIEXEC} ${NP_FLAG} ${RANKS}"
                   RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET TIMEOUT 300)
   if(NOT rc EQUAL 1 OR NOT err MATCHES "parts failed: collectives"
      OR NOT EXISTS ${results}/m/r/mpi-pingpong.json OR EXISTS ${results}/m/r/mpi-collectives.json)
     message(FATAL_ERROR "a killed rank under characterize gave exit ${rc}:\n${err}")
   endif()
-  execute_process(COMMAND ${SONDE} characterize --quick --suite mpi --results ${results}
+  execute_process(COMMAND ${SONDE} characterize --quick --suite mpi --results ${results} --profiles ${results}/machines
                           --machine m --resume "--mpi-launcher=${MPIEXEC} ${NP_FLAG} ${RANKS}"
                   RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out TIMEOUT 300)
   if(NOT rc EQUAL 0 OR NOT out MATCHES "1 parts measured now, 3 kept from before"
      OR NOT out MATCHES "MPI collectives")
     message(FATAL_ERROR "resuming after a killed rank gave exit ${rc}:\n${out}\n${err}")
   endif()
-  execute_process(COMMAND ${SONDE} characterize --quick --suite mpi --results ${results}
+  execute_process(COMMAND ${SONDE} characterize --quick --suite mpi --results ${results} --profiles ${results}/machines
                           --machine m2 "--mpi-launcher=no-such-launcher -n 2"
                   RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
   if(NOT rc EQUAL 1 OR NOT err MATCHES "no-such-launcher' is not an executable program")

@@ -1,0 +1,546 @@
+#include "fit/profile_builder.hpp"
+
+#include <fmt/format.h>
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "core/units.hpp"
+#include "core/version.hpp"
+#include "fit/bootstrap.hpp"
+#include "fit/contention_fit.hpp"
+#include "fit/hockney.hpp"
+#include "fit/memory_levels.hpp"
+#include "fit/suite_summaries.hpp"
+
+namespace sonde::fit {
+
+namespace {
+
+using profile::FitQuality;
+using profile::Interval;
+using profile::Origin;
+using profile::Quantity;
+
+Quantity measured(const SummaryRow& row, const std::string& unit, const std::string& note = "") {
+  Quantity q;
+  q.value = row.median;
+  q.unit = unit;
+  q.origin = Origin::measured;
+  if (row.max > row.min) q.interval = Interval{row.min, row.max, 1.0};
+  q.sources = {row.name};
+  q.note = note.empty() ? "median of the repetitions; interval: their range" : note;
+  return q;
+}
+
+Quantity from_plateau(const Plateau& p, const std::string& unit, const std::string& source,
+                      const std::string& what) {
+  Quantity q;
+  q.value = p.median;
+  q.unit = unit;
+  q.origin = Origin::measured;
+  if (p.max > p.min) q.interval = Interval{p.min, p.max, 1.0};
+  q.sources = {source};
+  q.note = fmt::format("{}: median over {} working sets on the plateau; interval: their range",
+                       what, p.sizes);
+  return q;
+}
+
+profile::Formula to_formula(const FormChoice& choice, const std::string& unit,
+                            const std::vector<std::string>& sources, const std::string& note,
+                            const std::vector<double>& x, const std::vector<double>& y) {
+  profile::Formula f;
+  f.unit = unit;
+  f.origin = Origin::fitted;
+  f.sources = sources;
+  f.note = note;
+  std::vector<Interval> intervals;
+  if (!x.empty()) try {
+      f.quality =
+          FitQuality{choice.fit.mean_relative_error, choice.fit.max_relative_error, x.size()};
+      BootstrapOptions options;
+      options.resamples = 100;
+      for (const auto& i : form_intervals(choice.form, x, y, options)) {
+        intervals.push_back(Interval{i.low, i.high, i.level});
+      }
+    } catch (const Error&) {
+    }
+  for (std::size_t j = 0; j < choice.form.basis.size(); ++j) {
+    profile::Term term;
+    term.basis = choice.form.basis[j].name;
+    term.coefficient = choice.fit.coefficients[j];
+    if (choice.form.basis[j].power) term.exponent = choice.fit.exponent;
+    if (j < intervals.size()) term.interval = intervals[j];
+    f.terms.push_back(term);
+  }
+  return f;
+}
+
+const nlohmann::json* first_context(const std::vector<ResultFile>& files) {
+  return files.empty() ? nullptr : &files.front().sonde_context();
+}
+
+// --- compute ---
+
+void add_compute(const std::vector<ResultFile>& files, profile::Profile& p) {
+  const auto rows = summary_rows(files, "compute", {"flops_per_second", "seconds_per_operation"});
+  const SummaryRow* best_core = nullptr;
+  const SummaryRow* best_node = nullptr;
+  unsigned most_threads = 0;
+  for (const SummaryRow& row : rows) {
+    if (row.counter == "flops_per_second")
+      most_threads = std::max(most_threads, row.params.value("threads", 0u));
+  }
+  for (const SummaryRow& row : rows) {
+    if (row.counter == "flops_per_second") {
+      const unsigned threads = row.params.value("threads", 0u);
+      if (threads == 1 && (!best_core || row.median > best_core->median)) best_core = &row;
+      if (threads == most_threads && (!best_node || row.median > best_node->median))
+        best_node = &row;
+    } else if (row.params.value("part", "") == "kernels") {
+      const std::string key =
+          fmt::format("{}.{}", row.params.value("operation", "?"), row.params.value("mode", "?"));
+      p.compute.kernels[key] = measured(row, "s");
+    }
+  }
+  if (best_core) {
+    p.compute.peak_flops_per_core =
+        measured(*best_core, "flop/s", "the fastest peak kernel on one core (fused multiply-add)");
+  }
+  if (best_node) {
+    p.compute.peak_flops_per_node = measured(
+        *best_node, "flop/s", fmt::format("the fastest peak kernel on all {} cores", most_threads));
+  }
+}
+
+// --- memory ---
+
+void add_memory(const std::vector<ResultFile>& files, profile::Profile& p) {
+  const MemorySummary summary = summarize_memory(files);
+  // The latency curve of the dependent random chase on base pages.
+  std::vector<std::pair<double, double>> curve;
+  for (const SummaryRow& row : summary_rows(files, "memory", {"seconds_per_load"})) {
+    if (row.params.value("pattern", "") == "random" &&
+        row.params.value("page_policy", "") == "base") {
+      curve.emplace_back(row.params.value("working_set_bytes", 0.0), row.median);
+    }
+  }
+  std::sort(curve.begin(), curve.end());
+  std::vector<double> sizes, latencies;
+  for (const auto& [bytes, seconds] : curve) {
+    sizes.push_back(bytes);
+    latencies.push_back(seconds);
+  }
+  const nlohmann::json* context = first_context(files);
+  std::map<std::string, std::uint64_t> line_bytes;
+  if (context && context->contains("topology")) {
+    for (const auto& cache : (*context)["topology"].value("caches", nlohmann::json::array())) {
+      line_bytes[cache.value("name", "")] = cache.value("line_bytes", 0u);
+    }
+  }
+  for (std::size_t i = 0; i < summary.levels.size(); ++i) {
+    const LevelSummary& level = summary.levels[i];
+    profile::MemoryLevel out;
+    out.name = level.window.level;
+    if (level.window.capacity_bytes > 0) out.capacity_bytes = level.window.capacity_bytes;
+    if (line_bytes.count(out.name) && line_bytes[out.name] > 0)
+      out.line_bytes = line_bytes[out.name];
+    const auto latency = level.latency_seconds.find("random.base");
+    if (latency != level.latency_seconds.end()) {
+      out.latency = from_plateau(latency->second, "s", "memory.latency.random.base",
+                                 "dependent random chase, base pages");
+    }
+    for (const auto& [key, plateau] : level.bytes_per_second) {
+      out.bandwidth[key] =
+          from_plateau(plateau, "B/s", "memory.bandwidth." + key.substr(0, key.find('/')),
+                       key + " (kernel/threads)");
+    }
+    // Where the latency leaves this level's plateau for the next one's, against hwloc's capacity.
+    if (i + 1 < summary.levels.size() && out.latency) {
+      const auto next = summary.levels[i + 1].latency_seconds.find("random.base");
+      if (next != summary.levels[i + 1].latency_seconds.end()) {
+        const auto step =
+            detect_capacity(sizes, latencies, out.latency->value, next->second.median);
+        if (step) {
+          Quantity q;
+          q.value = step->bytes;
+          q.unit = "B";
+          q.origin = Origin::fitted;
+          q.interval = Interval{step->low, step->high, 1.0};
+          q.sources = {"memory.latency.random.base"};
+          q.note =
+              "where the chase latency crosses the geometric mean of this level's plateau "
+              "and the next";
+          if (out.capacity_bytes) {
+            q.note +=
+                fmt::format("; hwloc says {}, ratio {:.2f}", format_bytes(*out.capacity_bytes),
+                            step->bytes / static_cast<double>(*out.capacity_bytes));
+          }
+          out.detected_capacity = q;
+        } else {
+          p.not_fitted.push_back(fmt::format(
+              "memory.{}.detected_capacity: the latency curve does not cross from {} to {}",
+              out.name, format_seconds(out.latency->value), format_seconds(next->second.median)));
+        }
+      }
+    }
+    p.memory.push_back(out);
+  }
+}
+
+// --- contention ---
+
+void add_contention(const std::vector<ResultFile>& files, profile::Profile& p) {
+  ContentionInput input;
+  const auto rows =
+      summary_rows(files, "contention", {"seconds_per_access", "seconds_per_operation"});
+  bool papi = false;
+  for (const SummaryRow& row : rows) {
+    for (const auto& [name, value] : row.counters) papi = papi || name.rfind("papi.", 0) == 0;
+  }
+  input.counts_source = papi ? "papi" : "derived";
+  const std::string prefix = input.counts_source + ".";
+  for (const SummaryRow& row : rows) {
+    const auto& params = row.params;
+    if (params.value("part", "") == "access") {
+      AccessPoint a;
+      a.name = row.name;
+      a.threads = params.value("threads", 1u);
+      a.stride_words = params.value("stride_words", 1u);
+      a.level = params.value("level_target", "");
+      a.store = params.value("access", "") == "store";
+      a.concurrent = params.value("sharing", "") == "concurrent";
+      a.seconds = row.median;
+      a.seconds_min = row.min;
+      a.seconds_max = row.max;
+      for (const auto& [name, value] : row.counters) {
+        const std::string suffix = "_per_access";
+        if (name.rfind(prefix, 0) == 0 && name.size() > prefix.size() + suffix.size() &&
+            name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+          a.counts[name.substr(prefix.size(), name.size() - prefix.size() - suffix.size())] = value;
+        }
+      }
+      input.access.push_back(a);
+    } else if (params.value("part", "") == "one-word") {
+      input.one_word.push_back({row.name, params.value("threads", 1u),
+                                params.value("operation", ""), row.median, row.min, row.max});
+    }
+  }
+  if (input.access.empty() && input.one_word.empty()) return;
+  const nlohmann::json* context = first_context(files);
+  if (context && context->contains("topology")) {
+    const auto& topology = (*context)["topology"];
+    const unsigned cores = topology.value("cores", 0u);
+    const std::size_t nodes = topology.value("numa_nodes", nlohmann::json::array()).size();
+    if (nodes > 1) input.threads_per_numa_node = static_cast<unsigned>(cores / nodes);
+    for (const auto& cache : topology.value("caches", nlohmann::json::array())) {
+      if (cache.value("line_bytes", 0u) > 0) input.line_words = cache.value("line_bytes", 64u) / 8;
+    }
+  }
+  ContentionFit fit = fit_contention(input);
+  p.contention = fit.contention;
+  p.not_fitted.insert(p.not_fitted.end(), fit.not_fitted.begin(), fit.not_fitted.end());
+}
+
+// --- overheads ---
+
+void add_overheads(const std::vector<ResultFile>& files, profile::Profile& p) {
+  const auto rows = summary_rows(files, "overhead",
+                                 {"seconds_per_round_trip", "seconds_per_switch",
+                                  "seconds_per_operation", "bytes_per_second"});
+  std::map<std::string, std::vector<const SummaryRow*>> by_threads;
+  for (const SummaryRow& row : rows) {
+    const std::string& n = row.name;
+    // Paper 003, Tables 2 and 3, in the words of their columns.
+    if (n == "overhead.process.fork_exit_wait") {
+      p.overheads.operations["process_creation"] = measured(row, "s");
+    } else if (n == "overhead.process.thread_create_join") {
+      p.overheads.operations["thread_creation"] = measured(row, "s");
+    } else if (n == "overhead.pipe.context_switch") {
+      p.overheads.operations["context_switch"] = measured(row, "s");
+    } else if (n == "overhead.pipe.bandwidth") {
+      p.overheads.operations["pipe_bandwidth"] = measured(row, "B/s");
+    } else if (n == "overhead.sync.mutex_uncontended") {
+      p.overheads.operations["thread_lock"] = measured(row, "s");
+    } else if (row.params.value("part", "") == "sync" && row.params.contains("threads")) {
+      by_threads[row.params.value("operation", "")].push_back(&row);
+    }
+  }
+  // The pipe's round trip is a second counter of the latency benchmark.
+  for (const ResultFile& file : files) {
+    for (const BenchmarkRecord& record : file.benchmarks) {
+      if (record.run_type == "aggregate" && record.aggregate_name == "median" &&
+          record.params.value("operation", "") == "pipe_latency") {
+        if (const auto round_trip = record.counter("seconds_per_round_trip")) {
+          for (const SummaryRow& row : rows) {
+            if (row.name != "overhead.pipe.latency") continue;
+            Quantity q = measured(row, "s");
+            const double scale = *round_trip / row.median;
+            q.value = *round_trip;
+            if (q.interval) q.interval = Interval{row.min * scale, row.max * scale, 1.0};
+            p.overheads.operations["pipe_round_trip"] = q;
+          }
+        }
+      }
+    }
+  }
+  // Paper 003, section 3.2 (3): t = c n + d or c log n + d over the number of threads.
+  static const std::vector<Form> overhead_forms = {form_named("n + 1"), form_named("log n + 1")};
+  for (const auto& [operation, list] : by_threads) {
+    std::vector<double> x, y;
+    std::vector<std::string> sources;
+    for (const SummaryRow* row : list) {
+      x.push_back(row->params.value("threads", 1.0));
+      y.push_back(row->median);
+      sources.push_back(row->name);
+    }
+    const std::string key = "thread_" + operation;
+    try {
+      const FormChoice choice = select_form(x, y, "overheads.forms." + key, 0.0, overhead_forms);
+      p.overheads.forms[key] =
+          to_formula(choice, "s", sources, "seconds per operation of one thread, n threads", x, y);
+    } catch (const Error&) {
+      for (const SummaryRow* row : list) {
+        p.overheads
+            .operations[fmt::format("{}.threads_{}", key, row->params.value("threads", 1u))] =
+            measured(*row, "s");
+      }
+      p.not_fitted.push_back(fmt::format(
+          "overheads.forms.{}: measured at {} thread count(s); c n + d and c log n + d need four",
+          key, x.size()));
+    }
+  }
+}
+
+// --- MPI ---
+
+void add_mpi(const std::vector<ResultFile>& files, profile::Profile& p) {
+  const auto rows = summary_rows(files, "mpi", {"seconds_per_message", "seconds_per_operation"});
+  std::vector<double> bytes, seconds;
+  std::vector<const SummaryRow*> pingpong;
+  for (const SummaryRow& row : rows) {
+    if (row.params.value("part", "") == "pingpong") pingpong.push_back(&row);
+  }
+  std::sort(pingpong.begin(), pingpong.end(), [](const SummaryRow* a, const SummaryRow* b) {
+    return a->params.value("message_bytes", 0.0) < b->params.value("message_bytes", 0.0);
+  });
+  profile::PointToPoint pp;
+  for (const SummaryRow* row : pingpong) {
+    bytes.push_back(row->params.value("message_bytes", 0.0));
+    seconds.push_back(row->median);
+    profile::PointToPointMeasurement m;
+    m.bytes = bytes.back();
+    const auto ranks = row->params.value("ranks", nlohmann::json::array());
+    if (ranks.size() == 2) m.ranks = ranks[1].get<std::uint64_t>() + 1;
+    m.time = measured(*row, "s", "half a round trip: median of the repetitions");
+    pp.measurements.push_back(m);
+  }
+  if (bytes.size() >= 3) {
+    const HockneyFit fit = fit_hockney(bytes, seconds, "mpi.pingpong");
+    std::vector<SegmentIntervals> intervals;
+    try {
+      BootstrapOptions options;
+      options.resamples = 100;
+      intervals = hockney_intervals(fit, bytes, seconds, options);
+    } catch (const Error&) {
+    }
+    for (std::size_t i = 0; i < fit.segments.size(); ++i) {
+      const HockneySegment& s = fit.segments[i];
+      profile::HockneySegment out;
+      out.from_bytes = s.from_bytes;
+      out.to_bytes = s.to_bytes;
+      const FitQuality quality{s.mean_relative_error, s.max_relative_error, s.points};
+      out.t0 = Quantity{s.t0_seconds,
+                        "s",
+                        Origin::fitted,
+                        std::nullopt,
+                        quality,
+                        {"mpi.pingpong"},
+                        "Hockney t0 of this segment"};
+      out.r_inf = Quantity{s.r_inf(),
+                           "B/s",
+                           Origin::fitted,
+                           std::nullopt,
+                           quality,
+                           {"mpi.pingpong"},
+                           "1 / the fitted seconds per byte"};
+      if (i < intervals.size()) {
+        // t0 is positive by construction; a resample's negative intercept says the interval
+        // reaches zero.
+        const auto& t0 = intervals[i].t0_seconds;
+        out.t0.interval = Interval{std::max(0.0, t0.low), std::max(0.0, t0.high), 0.95};
+        if (t0.low < 0) out.t0.note += "; the bootstrap interval reaches 0 (clipped there)";
+        const auto& spb = intervals[i].seconds_per_byte;
+        if (spb.low > 0) out.r_inf.interval = Interval{1 / spb.high, 1 / spb.low, 0.95};
+      }
+      if (!std::isfinite(out.r_inf.value)) {
+        p.not_fitted.push_back(
+            fmt::format("point_to_point segment {} .. {}: time does not grow with size; left out",
+                        format_bytes(s.from_bytes), format_bytes(s.to_bytes)));
+        continue;
+      }
+      pp.segments.push_back(out);
+    }
+    pp.quality = FitQuality{fit.mean_relative_error, fit.max_relative_error, bytes.size()};
+    if (!pp.segments.empty()) p.point_to_point = pp;
+  } else if (!bytes.empty()) {
+    p.not_fitted.push_back("point_to_point: fewer than three message sizes");
+  }
+
+  // Collectives: t = t0(n) + m / r_inf(n) (paper 003, Eq. 6) where sizes vary; barrier t = f(n).
+  std::map<std::string, std::vector<CollectivePoint>> points;
+  std::map<std::string, std::vector<std::string>> sources;
+  std::set<double> all_ranks;
+  for (const SummaryRow& row : rows) {
+    if (row.params.value("part", "") != "collectives") continue;
+    std::string op = row.params.value("operation", "");
+    if (op == "bcast") op = "broadcast";
+    const double ranks = row.params.value("communicator_ranks", 0.0);
+    points[op].push_back({ranks, row.params.value("message_bytes", 0.0), row.median});
+    sources[op].push_back(row.name);
+    all_ranks.insert(ranks);
+  }
+  if (points.empty()) return;
+  if (all_ranks.size() < 4) {
+    p.not_fitted.push_back(fmt::format(
+        "collectives: measured on communicators of {} rank(s) only; forms in n need four sizes "
+        "(run the MPI suite on 8 or more ranks); the measurements are in the raw results",
+        fmt::join(all_ranks, ", ")));
+    return;
+  }
+  for (const auto& [op, list] : points) {
+    profile::Collective c;
+    std::set<double> ranks;
+    for (const CollectivePoint& point : list) ranks.insert(point.ranks);
+    for (double r : ranks) c.ranks.push_back(static_cast<std::uint64_t>(r));
+    try {
+      if (op == "barrier") {
+        std::vector<double> x, y;
+        for (const CollectivePoint& point : list) {
+          x.push_back(point.ranks);
+          y.push_back(point.seconds);
+        }
+        c.t0 = to_formula(select_form(x, y, "collectives.barrier"), "s", sources[op],
+                          "paper 003, Table 6 form", x, y);
+      } else {
+        const CollectiveFit fit = fit_collective(list, "collectives." + op);
+        c.t0 =
+            to_formula(fit.t0, "s", sources[op], "Hockney t0 at each n, then a form in n", {}, {});
+        c.seconds_per_byte = to_formula(fit.seconds_per_byte, "s/B", sources[op],
+                                        "Hockney 1/r_inf at each n, then a form in n", {}, {});
+      }
+      p.collectives[op] = c;
+    } catch (const Error& e) {
+      p.not_fitted.push_back(fmt::format("collectives.{}: {}", op, e.what()));
+    }
+  }
+}
+
+std::string text_of(const nlohmann::json& object, const char* key) {
+  if (!object.contains(key)) return "";
+  const auto& v = object[key];
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+}  // namespace
+
+std::optional<CapacityStep> detect_capacity(const std::vector<double>& bytes,
+                                            const std::vector<double>& seconds,
+                                            double inner_plateau, double outer_plateau) {
+  if (bytes.size() != seconds.size() || bytes.size() < 2 || !(outer_plateau > inner_plateau)) {
+    return std::nullopt;
+  }
+  const double threshold = std::sqrt(inner_plateau * outer_plateau);
+  // The first size at or above the threshold after a size below it, in the range where the
+  // curve is between the plateaus: the step from this level to the next.
+  for (std::size_t i = 1; i < bytes.size(); ++i) {
+    if (seconds[i - 1] < threshold && seconds[i] >= threshold) {
+      const double x0 = std::log(bytes[i - 1]), x1 = std::log(bytes[i]);
+      const double y0 = std::log(seconds[i - 1]), y1 = std::log(seconds[i]);
+      const double t = (std::log(threshold) - y0) / (y1 - y0);
+      return CapacityStep{std::exp(x0 + t * (x1 - x0)), bytes[i - 1], bytes[i]};
+    }
+  }
+  return std::nullopt;
+}
+
+std::string results_digest(const std::vector<std::filesystem::path>& files) {
+  std::vector<std::filesystem::path> sorted = files;
+  std::sort(sorted.begin(), sorted.end());
+  EVP_MD_CTX* context = EVP_MD_CTX_new();
+  if (!context || EVP_DigestInit_ex(context, EVP_sha256(), nullptr) != 1) {
+    EVP_MD_CTX_free(context);
+    throw Error(ExitCode::failure, "results digest", "OpenSSL could not start SHA-256");
+  }
+  for (const auto& path : sorted) {
+    const std::string name = path.filename().string();
+    const std::string content = read_file(path);
+    EVP_DigestUpdate(context, name.data(), name.size() + 1);  // with its terminating zero
+    EVP_DigestUpdate(context, content.data(), content.size());
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_DigestFinal_ex(context, digest, &length);
+  EVP_MD_CTX_free(context);
+  std::string hex;
+  for (unsigned int i = 0; i < length; ++i) hex += fmt::format("{:02x}", digest[i]);
+  return hex;
+}
+
+profile::Profile build_profile(const std::vector<ResultFile>& files,
+                               const std::string& machine_name,
+                               const std::filesystem::path& run_folder) {
+  if (files.empty()) throw input_error(run_folder.string(), "no result files to fit");
+  profile::Profile p;
+  const nlohmann::json& context = files.front().sonde_context();
+  const nlohmann::json topology = context.value("topology", nlohmann::json::object());
+  p.machine.name = machine_name;
+  p.machine.description = fmt::format("{}: {}", topology.value("cpu_model", "unknown CPU"),
+                                      topology.value("summary", ""));
+  if (topology.contains("cores")) p.machine.cores_per_node = topology.value("cores", 0u);
+  p.machine.nodes = 1;
+  if (context.contains("clock") && context["clock"].value("hertz", 0.0) > 0) {
+    Quantity clock;
+    clock.value = context["clock"].value("hertz", 0.0);
+    clock.unit = "Hz";
+    clock.origin = Origin::measured;
+    clock.note = context["clock"].value("source", "");
+    p.machine.clock = clock;
+  }
+  profile::Provenance& v = p.provenance;
+  v.origin = Origin::measured;
+  v.host = text_of(context, "host");
+  v.cpu_model = topology.value("cpu_model", "");
+  v.topology = topology.value("summary", "");
+  v.compiler = text_of(context, "compiler");
+  v.date = text_of(context, "date_utc");
+  v.sonde_version = sonde::version;
+  v.results = run_folder.string();
+  std::vector<std::filesystem::path> paths;
+  for (const ResultFile& file : files) paths.push_back(file.path);
+  v.results_digest = results_digest(paths);
+  for (const ResultFile& file : files) {
+    const auto& sonde = file.sonde_context();
+    if (sonde.contains("mpi")) {
+      v.mpi_library = sonde["mpi"].value("library", "");
+      v.mpi_version = sonde["mpi"].value("standard", "");
+      const auto hosts = sonde["mpi"].value("hosts", nlohmann::json::array());
+      if (!hosts.empty()) p.machine.nodes = hosts.size();
+    }
+  }
+  if (has_suite(files, "compute")) add_compute(files, p);
+  if (has_suite(files, "memory")) add_memory(files, p);
+  if (has_suite(files, "contention")) add_contention(files, p);
+  if (has_suite(files, "overhead")) add_overheads(files, p);
+  if (has_suite(files, "mpi")) add_mpi(files, p);
+  for (const char* suite : {"memory", "contention", "overhead", "compute", "mpi"}) {
+    if (!has_suite(files, suite)) p.not_fitted.push_back(fmt::format("{}: suite not run", suite));
+  }
+  return p;
+}
+
+}  // namespace sonde::fit

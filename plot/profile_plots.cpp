@@ -1,0 +1,300 @@
+#include "plot/profile_plots.hpp"
+
+#include <fmt/format.h>
+
+#include <gnuplot-iostream.h>
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <tuple>
+
+#include "core/error.hpp"
+#include "core/program.hpp"
+
+namespace sonde::plot {
+
+namespace {
+
+using Series = std::vector<std::tuple<double, double>>;
+using ErrorSeries = std::vector<std::tuple<double, double, double, double>>;  // x y low high
+
+// One line of a plot command and its data, sent inline ('-').
+struct Layer {
+  std::string style;  // "with points pt 7 title 'measured'"
+  ErrorSeries data;   // x, y, low, high (low/high used only by error-bar styles)
+};
+
+std::string quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+// Draws `layers` under `settings` into <folder>/<stem>.png and .svg, each written to a temporary
+// name and renamed when gnuplot has finished, so that a failed plot never leaves half a file.
+std::vector<std::filesystem::path> render(const std::filesystem::path& folder,
+                                          const std::string& stem, const std::string& settings,
+                                          const std::vector<Layer>& layers) {
+  std::vector<std::filesystem::path> written;
+  for (const auto& [extension, terminal] :
+       {std::pair{"png", "pngcairo size 1000,650 font 'sans,11'"},
+        {"svg", "svg size 1000,650 font 'sans,11' background '#ffffff'"}}) {
+    const std::filesystem::path target = folder / (stem + "." + extension);
+    const std::filesystem::path partial = folder / (stem + ".partial." + extension);
+    {
+      Gnuplot gp("gnuplot");
+      gp << "set terminal " << terminal << "\n";
+      gp << "set output " << quoted(partial.string()) << "\n";
+      gp << "set termoption noenhanced\n" << settings << "\n";
+      gp << "plot ";
+      for (std::size_t i = 0; i < layers.size(); ++i) {
+        gp << (i ? ", " : "") << "'-' " << layers[i].style;
+      }
+      gp << "\n";
+      for (const Layer& layer : layers) gp.send1d(layer.data);
+      gp << "unset output\n";
+    }  // gnuplot exits here: the file is complete
+    std::error_code error;
+    if (!std::filesystem::exists(partial) || std::filesystem::file_size(partial, error) == 0) {
+      std::filesystem::remove(partial, error);
+      throw Error(ExitCode::failure, target.string(),
+                  "gnuplot did not draw it (see its message above)");
+    }
+    std::filesystem::rename(partial, target);
+    written.push_back(target);
+  }
+  return written;
+}
+
+ErrorSeries points_of(const Series& series) {
+  ErrorSeries out;
+  for (const auto& [x, y] : series) out.emplace_back(x, y, y, y);
+  return out;
+}
+
+std::string us(double seconds) { return fmt::format("{:.3g}", seconds * 1e6); }
+
+// --- latency against working set ---
+
+std::vector<std::filesystem::path> latency_plot(const profile::Profile& p,
+                                                const std::vector<ResultFile>& files,
+                                                const std::filesystem::path& folder) {
+  std::map<std::string, Series> curves;  // by variant
+  for (const ResultFile& file : files) {
+    for (const BenchmarkRecord& r : file.benchmarks) {
+      if (r.aggregate_name != "median" || !r.params.is_object() ||
+          r.params.value("suite", "") != "memory" || !r.counter("seconds_per_load")) {
+        continue;
+      }
+      const std::string variant =
+          r.params.value("pattern", "") + ", " + r.params.value("page_policy", "") + " pages";
+      curves[variant].emplace_back(r.params.value("working_set_bytes", 0.0),
+                                   *r.counter("seconds_per_load") * 1e9);
+    }
+  }
+  if (curves.empty()) return {};
+  std::vector<Layer> layers;
+  for (auto& [variant, series] : curves) {
+    std::sort(series.begin(), series.end());
+    layers.push_back({"with linespoints pt 7 ps 0.6 title " + quoted("measured: " + variant),
+                      points_of(series)});
+  }
+  // Each level's plateau from where the previous level ends to where this one does.
+  double from = std::get<0>(curves.begin()->second.front());
+  double last = 0;
+  for (const auto& [v, s] : curves) last = std::max(last, std::get<0>(s.back()));
+  std::string arrows;
+  for (const profile::MemoryLevel& level : p.memory) {
+    const double to = level.detected_capacity ? level.detected_capacity->value
+                      : level.capacity_bytes  ? static_cast<double>(*level.capacity_bytes)
+                                              : last;
+    if (level.latency) {
+      const double y = level.latency->value * 1e9;
+      layers.push_back(
+          {"with lines lw 3 title " + quoted(fmt::format("{} plateau {:.3g} ns", level.name, y)),
+           {{from, y, y, y}, {std::min(to, last), y, y, y}}});
+    }
+    if (level.capacity_bytes) {
+      arrows += fmt::format(
+          "set arrow from {0},graph 0 to {0},graph 1 nohead dt 2 lc rgb 'gray40'\n"
+          "set label {1} at {0},graph 0.97 left offset 0.3,0 font ',9'\n",
+          static_cast<double>(*level.capacity_bytes), quoted(level.name + " (hwloc)"));
+    }
+    if (level.detected_capacity) {
+      arrows += fmt::format("set arrow from {0},graph 0 to {0},graph 0.9 nohead lc rgb 'red'\n",
+                            level.detected_capacity->value);
+    }
+    from = to;
+  }
+  const std::string settings =
+      "set title " + quoted(p.machine.name + ": load-to-use latency (dependent random chase)") +
+      "\nset logscale xy\nset xlabel 'working set (bytes)'\nset ylabel 'ns per load'\n"
+      "set key bottom right\nset grid\n" +
+      arrows +
+      "set label 'dashed: hwloc capacity; red: where the latency curve steps' at graph 0.02,0.95";
+  return render(folder, "latency", settings, layers);
+}
+
+// --- bandwidth against threads ---
+
+std::vector<std::filesystem::path> bandwidth_plot(const profile::Profile& p,
+                                                  const std::filesystem::path& folder) {
+  // One colour per level, one point and dash type per kernel.
+  std::vector<Layer> layers;
+  std::vector<std::string> kernels;
+  for (std::size_t level_index = 0; level_index < p.memory.size(); ++level_index) {
+    const profile::MemoryLevel& level = p.memory[level_index];
+    std::map<std::string, ErrorSeries> lines;
+    for (const auto& [key, q] : level.bandwidth) {
+      const auto slash = key.find('/');
+      if (slash == std::string::npos) continue;
+      const double threads = std::stod(key.substr(slash + 1));
+      const double low = q.interval ? q.interval->low : q.value;
+      const double high = q.interval ? q.interval->high : q.value;
+      lines[key.substr(0, slash)].emplace_back(threads, q.value / 1e9, low / 1e9, high / 1e9);
+    }
+    for (auto& [kernel, series] : lines) {
+      auto known = std::find(kernels.begin(), kernels.end(), kernel);
+      if (known == kernels.end()) known = kernels.insert(kernels.end(), kernel);
+      const auto k = known - kernels.begin();
+      std::sort(series.begin(), series.end());
+      layers.push_back({fmt::format("with yerrorlines lc {} pt {} dt {} title {}", level_index + 1,
+                                    4 + 2 * k, k + 1, quoted(level.name + " " + kernel)),
+                        series});
+    }
+  }
+  if (layers.empty()) return {};
+  const std::string settings =
+      "set title " +
+      quoted(p.machine.name +
+             ": bandwidth against threads (plateau medians, "
+             "bars: range over the level's working sets)") +
+      "\nset xlabel 'threads'\nset ylabel 'GB/s'\nset logscale y\nset key outside right\n"
+      "set grid\nset xtics 1\nset offsets 0.2,0.2,0,0";
+  return render(folder, "bandwidth", settings, layers);
+}
+
+// --- ping-pong against message size ---
+
+std::vector<std::filesystem::path> pingpong_plot(const profile::Profile& p,
+                                                 const std::filesystem::path& folder) {
+  if (!p.point_to_point || p.point_to_point->measurements.empty()) return {};
+  const profile::PointToPoint& pp = *p.point_to_point;
+  ErrorSeries measured;
+  for (const auto& m : pp.measurements) {
+    const double x = std::max(m.bytes, 1.0);
+    const double low = m.time.interval ? m.time.interval->low : m.time.value;
+    const double high = m.time.interval ? m.time.interval->high : m.time.value;
+    measured.emplace_back(x, m.time.value * 1e6, low * 1e6, high * 1e6);
+  }
+  std::vector<Layer> layers = {
+      {"with yerrorbars pt 7 ps 0.7 title 'measured (median, bars: range of repetitions)'",
+       measured}};
+  std::string arrows;
+  for (std::size_t i = 0; i < pp.segments.size(); ++i) {
+    const auto& s = pp.segments[i];
+    const double a = std::max(s.from_bytes, 1.0);
+    const double b = std::isfinite(s.to_bytes) ? std::max(s.to_bytes, a) : a * 16;
+    ErrorSeries curve;
+    for (int k = 0; k <= 40; ++k) {
+      const double m = a * std::pow(b / a, k / 40.0);
+      const double t = (s.t0.value + m / s.r_inf.value) * 1e6;
+      curve.emplace_back(m, t, t, t);
+    }
+    layers.push_back({"with lines lw 2 title " +
+                          quoted(fmt::format("t = {} + m / {:.3g} GB/s", us(s.t0.value) + " us",
+                                             s.r_inf.value / 1e9)),
+                      curve});
+    if (i > 0) {
+      const double breakpoint = 0.5 * (pp.segments[i - 1].to_bytes + s.from_bytes);
+      arrows += fmt::format(
+          "set arrow from {0},graph 0 to {0},graph 1 nohead dt 2 lc rgb 'gray40'\n", breakpoint);
+    }
+  }
+  const std::string settings =
+      "set title " +
+      quoted(p.machine.name +
+             ": MPI ping-pong, half a round trip, with the "
+             "piecewise Hockney fit (dashed: breakpoints)") +
+      "\nset logscale xy\nset xlabel 'message size m (bytes; 0 drawn at 1)'\n"
+      "set ylabel 'microseconds'\nset key top left\nset grid\n" +
+      arrows;
+  return render(folder, "pingpong", settings, layers);
+}
+
+// --- collectives against n ---
+
+std::vector<std::filesystem::path> collectives_plot(const profile::Profile& p,
+                                                    const std::vector<ResultFile>& files,
+                                                    const std::filesystem::path& folder) {
+  if (p.collectives.empty()) return {};
+  const double bytes = 1024;  // the size the sized collectives are drawn at
+  std::map<std::string, Series> measured;
+  for (const ResultFile& file : files) {
+    for (const BenchmarkRecord& r : file.benchmarks) {
+      if (r.aggregate_name != "median" || !r.params.is_object() ||
+          r.params.value("part", "") != "collectives")
+        continue;
+      std::string op = r.params.value("operation", "");
+      if (op == "bcast") op = "broadcast";
+      if (r.params.contains("message_bytes") && r.params.value("message_bytes", 0.0) != bytes)
+        continue;
+      if (const auto t = r.counter("seconds_per_operation")) {
+        measured[op].emplace_back(r.params.value("communicator_ranks", 0.0), *t * 1e6);
+      }
+    }
+  }
+  std::vector<Layer> layers;
+  int color = 1;
+  for (const auto& [op, c] : p.collectives) {
+    double most = 2;
+    for (auto n : c.ranks) most = std::max(most, static_cast<double>(n));
+    ErrorSeries curve;
+    for (double n = 2; n <= most * 1.001; n *= std::pow(2.0, 0.25)) {
+      const double t = c.seconds(n, bytes) * 1e6;
+      curve.emplace_back(n, t, t, t);
+    }
+    layers.push_back(
+        {fmt::format("with lines lc {} lw 2 title {}", color,
+                     quoted(op + ": " +
+                            (c.seconds_per_byte ? "(" + c.t0.text(1e6) + ") + (" +
+                                                      c.seconds_per_byte->text(1e6) + ") m"
+                                                : c.t0.text(1e6)))),
+         curve});
+    if (measured.count(op)) {
+      std::sort(measured[op].begin(), measured[op].end());
+      layers.push_back(
+          {fmt::format("with points lc {} pt 7 notitle", color), points_of(measured[op])});
+    }
+    ++color;
+  }
+  const std::string settings =
+      "set title " +
+      quoted(p.machine.name +
+             ": collectives against n (points measured, lines "
+             "fitted; sized ones at m = 1 KiB)") +
+      "\nset logscale xy\nset xlabel 'ranks n'\nset ylabel 'microseconds'\n"
+      "set key outside right font ',9'\nset grid";
+  return render(folder, "collectives", settings, layers);
+}
+
+}  // namespace
+
+std::vector<std::filesystem::path> plot_profile(const profile::Profile& profile,
+                                                const std::vector<ResultFile>& files,
+                                                const std::filesystem::path& folder) {
+  if (!on_path("gnuplot")) {
+    std::cerr << "plots: gnuplot is not on the PATH; the profile was written without plots\n";
+    return {};
+  }
+  std::filesystem::create_directories(folder);
+  std::vector<std::filesystem::path> written;
+  for (auto part : {latency_plot(profile, files, folder), bandwidth_plot(profile, folder),
+                    pingpong_plot(profile, folder), collectives_plot(profile, files, folder)}) {
+    written.insert(written.end(), part.begin(), part.end());
+  }
+  return written;
+}
+
+}  // namespace sonde::plot

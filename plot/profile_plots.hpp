@@ -1,0 +1,26 @@
+// The profile's plots, drawn by gnuplot through gnuplot-iostream, each as PNG and SVG: the data
+// points and the fitted curves on the same axes.
+//   latency.{png,svg}      load-to-use latency against working set, each level's plateau, hwloc's
+//                          capacities and the ones the latency curve shows
+//   bandwidth.{png,svg}    bandwidth against threads, one line per level and kernel
+//   pingpong.{png,svg}     ping-pong time against message size, the piecewise Hockney fit and its
+//                          breakpoints
+//   collectives.{png,svg}  collective time against n with each fitted form (when the run had
+//                          four or more communicator sizes)
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include "core/results.hpp"
+#include "profile/profile.hpp"
+
+namespace sonde::plot {
+
+// Writes the plots the profile and its results have data for into `folder` (each file atomically)
+// and returns their paths. Without gnuplot on the PATH it writes none and says so on stderr.
+std::vector<std::filesystem::path> plot_profile(const profile::Profile& profile,
+                                                const std::vector<ResultFile>& files,
+                                                const std::filesystem::path& folder);
+
+}  // namespace sonde::plot
