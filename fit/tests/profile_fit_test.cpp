@@ -1,0 +1,217 @@
+// The profile's fitters on synthetic data with known answers: paper 002's F weights recovered
+// through 5% multiplicative noise (normal, sigma 5%, fixed seeds; every weight within 10%), the
+// g-parameters taken from the experiments the paper names, a cache capacity found where the
+// latency curve steps (exact, worked by hand), and paper 003's overhead forms t = c n + d and
+// t = c log n + d told apart and recovered (c and d within 10%).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "core/error.hpp"
+#include "fit/contention_fit.hpp"
+#include "fit/model_forms.hpp"
+#include "fit/profile_builder.hpp"
+
+namespace sonde::fit {
+namespace {
+
+// A machine whose per-event costs are known (seconds per event).
+const std::map<std::string, double> kF1 = {{"accesses", 0.2e-9},      {"l1_misses", 1.0e-9},
+                                           {"l2_misses", 3.0e-9},     {"llc_misses", 60e-9},
+                                           {"l1_writebacks", 1.5e-9}, {"llc_writebacks", 20e-9}};
+const double kF2Misses = 90e-9, kF2Writebacks = 30e-9;
+
+// Counts per access of a p-thread strided sweep sized for `level`, as the derived model gives
+// them: a stride of s words touches a new 8-word line every 8/s accesses (every access from s = 8
+// on), and the line misses every level inside the one the sub-array is sized for.
+std::map<std::string, double> counts(unsigned stride, const std::string& level, bool store) {
+  const double new_line = std::min(1.0, stride / 8.0);
+  const int depth = level == "l1" ? 0 : level == "l2" ? 1 : level == "l3" ? 2 : 3;
+  std::map<std::string, double> c = {{"loads", store ? 0.0 : 1.0}, {"stores", store ? 1.0 : 0.0}};
+  c["l1_misses"] = depth >= 1 ? new_line : 0;
+  c["l2_misses"] = depth >= 2 ? new_line : 0;
+  c["llc_misses"] = depth >= 3 ? new_line : 0;
+  c["l1_writebacks"] = store ? c["l1_misses"] : 0;
+  c["llc_writebacks"] = store ? c["llc_misses"] : 0;
+  return c;
+}
+
+double f1_seconds(const std::map<std::string, double>& c) {
+  double t = kF1.at("accesses") * (c.at("loads") + c.at("stores"));
+  for (const char* term :
+       {"l1_misses", "l2_misses", "llc_misses", "l1_writebacks", "llc_writebacks"}) {
+    t += kF1.at(term) * c.at(term);
+  }
+  return t;
+}
+
+ContentionInput synthetic_machine(std::uint64_t seed, unsigned threads) {
+  std::mt19937_64 random(seed);
+  std::normal_distribution<double> noise(0, 0.05);
+  ContentionInput input;
+  input.counts_source = "derived";
+  input.line_words = 8;
+  for (unsigned p : {1u, threads}) {
+    for (const char* level : {"l1", "l2", "l3", "dram"}) {
+      for (unsigned stride = 1; stride <= 256; stride *= 2) {
+        for (bool store : {false, true}) {
+          for (bool concurrent : {false, true}) {
+            AccessPoint a;
+            a.threads = p;
+            a.stride_words = stride;
+            a.level = level;
+            a.store = store;
+            a.concurrent = concurrent;
+            a.counts = counts(stride, level, store);
+            a.name = fmt::format("contention/p{}.s{}.{}.{}{}", p, stride, level, store ? 'S' : 'L',
+                                 concurrent ? 'C' : 'E');
+            // One thread: F1. Every thread in memory: F2 (the bus), slower than one alone.
+            double t = f1_seconds(a.counts);
+            if (p > 1 && std::string(level) == "dram") {
+              t = std::max(t, kF2Misses * a.counts["llc_misses"] +
+                                  kF2Writebacks * a.counts["llc_writebacks"]);
+            }
+            if (concurrent) t *= 1.5;  // coherence traffic, which no F models
+            a.seconds = t * (1 + noise(random));
+            a.seconds_min = a.seconds * 0.98;
+            a.seconds_max = a.seconds * 1.03;
+            input.access.push_back(a);
+          }
+        }
+      }
+    }
+  }
+  input.one_word = {
+      {"contention.one_word.load/threads:4", threads, "load", 0.4e-9, 0.39e-9, 0.41e-9},
+      {"contention.one_word.store/threads:4", threads, "store", 40e-9, 38e-9, 45e-9}};
+  return input;
+}
+
+TEST(ContentionFit, RecoversTheF1WeightsThroughNoise) {
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    const ContentionFit fit = fit_contention(synthetic_machine(seed, 4));
+    ASSERT_TRUE(fit.contention.f1) << seed;
+    EXPECT_EQ(fit.contention.counts, "derived");
+    for (const auto& [term, truth] : kF1) {
+      ASSERT_TRUE(fit.contention.f1->count(term)) << term;
+      const profile::Quantity& q = fit.contention.f1->at(term);
+      EXPECT_NEAR(q.value, truth, 0.1 * truth) << term << " seed " << seed;
+      EXPECT_EQ(q.origin, profile::Origin::fitted);
+      EXPECT_EQ(q.unit, "s");
+      ASSERT_TRUE(q.quality);
+      EXPECT_LT(q.quality->mean_relative_error, 0.06);
+      ASSERT_TRUE(q.interval) << term;
+      EXPECT_LE(q.interval->low, q.value);
+      EXPECT_GE(q.interval->high, q.value);
+    }
+  }
+}
+
+TEST(ContentionFit, RecoversF2AndScalesF3ByTheThreadsOfANode) {
+  ContentionInput input = synthetic_machine(7, 4);
+  input.threads_per_numa_node = 2;
+  const ContentionFit fit = fit_contention(input);
+  ASSERT_TRUE(fit.contention.f2 && fit.contention.f3);
+  EXPECT_NEAR(fit.contention.f2->at("llc_misses").value, kF2Misses, 0.1 * kF2Misses);
+  EXPECT_NEAR(fit.contention.f2->at("llc_writebacks").value, kF2Writebacks, 0.1 * kF2Writebacks);
+  // F3 counts the misses of the two threads of one node: the same times, twice the counts.
+  EXPECT_NEAR(fit.contention.f3->at("llc_misses").value,
+              fit.contention.f2->at("llc_misses").value / 2, 1e-15);
+}
+
+TEST(ContentionFit, TakesEachGFromTheExperimentThePaperNames) {
+  const ContentionInput input = synthetic_machine(11, 4);
+  const ContentionFit fit = fit_contention(input);
+  ASSERT_TRUE(fit.contention.qsm && fit.contention.ebsp && fit.contention.dxbsp);
+  const auto seconds = [&](const std::string& name) {
+    for (const AccessPoint& a : input.access)
+      if (a.name == name) return a.seconds;
+    ADD_FAILURE() << name;
+    return 0.0;
+  };
+  const auto& qsm = *fit.contention.qsm;
+  EXPECT_DOUBLE_EQ(qsm.g1_min.value, seconds("contention/p1.s1.l1.LE"));
+  EXPECT_DOUBLE_EQ(qsm.g1_max.value, seconds("contention/p4.s256.dram.SC"));
+  // K counts the accesses of all four threads to the one word.
+  EXPECT_DOUBLE_EQ(qsm.g2_min.value, 0.4e-9 / 4);
+  EXPECT_DOUBLE_EQ(qsm.g2_max.value, 40e-9 / 4);
+  EXPECT_EQ(qsm.g2_max.origin, profile::Origin::derived);
+  EXPECT_EQ(qsm.g1_max.interval->low, seconds("contention/p4.s256.dram.SC") * 0.98);
+  EXPECT_EQ(fit.contention.ebsp->g1_max.value, seconds("contention/p1.s256.dram.SE"));
+  // DXBSP's g1 max is a line per access (the paper's s32 on 128-byte lines) with all threads.
+  EXPECT_EQ(fit.contention.dxbsp->g1_max.value, seconds("contention/p4.s8.dram.SC"));
+  EXPECT_NE(fit.contention.dxbsp->g1_max.note.find("p8.s32.b1.SC"), std::string::npos);
+}
+
+TEST(ContentionFit, SaysWhatItCouldNotFit) {
+  ContentionInput input = synthetic_machine(5, 4);
+  std::erase_if(input.access, [](const AccessPoint& a) { return a.level == "dram"; });
+  const ContentionFit fit = fit_contention(input);
+  EXPECT_FALSE(fit.contention.qsm);
+  EXPECT_FALSE(fit.contention.f2);
+  ASSERT_FALSE(fit.not_fitted.empty());
+  EXPECT_NE(fit.not_fitted.front().find("p4.s256.dram.SC"), std::string::npos)
+      << fit.not_fitted.front();
+}
+
+TEST(FitWeights, NeverReturnsANegativeWeight) {
+  // The second count costs nothing; with noise its weight would come out negative half the time.
+  std::mt19937_64 random(3);
+  std::normal_distribution<double> noise(0, 0.05);
+  std::vector<std::map<std::string, double>> rows;
+  std::vector<double> seconds;
+  for (int i = 0; i < 40; ++i) {
+    const double a = 1 + i % 7, b = (i * 13) % 5;
+    rows.push_back({{"a", a}, {"b", b}});
+    seconds.push_back(2e-9 * a * (1 + noise(random)));
+  }
+  std::vector<std::string> dropped;
+  profile::FitQuality quality;
+  for (std::uint64_t seed = 0; seed < 5; ++seed) {
+    const auto w = fit_weights(rows, seconds, {"a", "b"}, "test", dropped, quality);
+    for (const auto& [term, value] : w) EXPECT_GE(value, 0) << term;
+    EXPECT_NEAR(w.at("a"), 2e-9, 0.1e-9);
+  }
+}
+
+// Worked by hand: 1 ns up to 48 KiB, 4 ns from 56 KiB. The threshold is sqrt(1 * 4) = 2 ns,
+// halfway between the two in log latency, so halfway between 48 and 56 KiB in log size:
+// sqrt(48 * 56) KiB = 51.85 KiB.
+TEST(MemoryCapacity, FoundWhereTheLatencyCrossesBetweenPlateaus) {
+  const std::vector<double> bytes = {32768, 40960, 49152, 57344, 65536, 131072};
+  const std::vector<double> seconds = {1e-9, 1e-9, 1e-9, 4e-9, 4e-9, 4e-9};
+  const auto step = detect_capacity(bytes, seconds, 1e-9, 4e-9);
+  ASSERT_TRUE(step);
+  EXPECT_NEAR(step->bytes, std::sqrt(49152.0 * 57344.0), 1e-6);
+  EXPECT_EQ(step->low, 49152);
+  EXPECT_EQ(step->high, 57344);
+  EXPECT_FALSE(detect_capacity(bytes, std::vector<double>(6, 1e-9), 1e-9, 4e-9));
+}
+
+// Paper 003, section 3.2 (3): process creation t = c n + d or c log n + d.
+TEST(OverheadForms, TellsLinearFromLogarithmicAndRecoversThem) {
+  const std::vector<Form> forms = {form_named("n + 1"), form_named("log n + 1")};
+  std::mt19937_64 random(17);
+  std::normal_distribution<double> noise(0, 0.05);
+  std::vector<double> n, linear, logarithmic;
+  for (double threads = 1; threads <= 128; threads *= 2) {
+    for (int r = 0; r < 5; ++r) {
+      n.push_back(threads);
+      linear.push_back((2e-6 * threads + 10e-6) * (1 + noise(random)));
+      logarithmic.push_back((5e-6 * std::log2(threads) + 20e-6) * (1 + noise(random)));
+    }
+  }
+  const FormChoice lin = select_form(n, linear, "linear", 0.0, forms);
+  EXPECT_EQ(lin.form.name, "n + 1");
+  EXPECT_NEAR(lin.fit.coefficients[0], 2e-6, 0.2e-6);
+  EXPECT_NEAR(lin.fit.coefficients[1], 10e-6, 1e-6);
+  const FormChoice log = select_form(n, logarithmic, "logarithmic", 0.0, forms);
+  EXPECT_EQ(log.form.name, "log n + 1");
+  EXPECT_NEAR(log.fit.coefficients[0], 5e-6, 0.5e-6);
+  EXPECT_NEAR(log.fit.coefficients[1], 20e-6, 2e-6);
+}
+
+}  // namespace
+}  // namespace sonde::fit
