@@ -140,13 +140,21 @@ std::string format_profile(const Profile& p) {
     bsp("DXBSP", "M_b", k.dxbsp);
     for (const auto& [name, weights] : {std::pair{"F1", &k.f1}, {"F2", &k.f2}, {"F3", &k.f3}}) {
       if (!*weights) continue;
-      std::vector<std::string> terms;
-      for (const auto& [count, q] : **weights) {
-        terms.push_back(fmt::format("{} {}", format_seconds(q.value), count));
+      std::vector<std::string> terms;  // in paper 002's order: accesses, then down the hierarchy
+      for (const std::string& count : known_count_terms()) {
+        const auto it = (*weights)->find(count);
+        if (it != (*weights)->end()) {
+          terms.push_back(fmt::format("{} {}", format_seconds(it->second.value), count));
+        }
       }
       out += fmt::format("  {} = {}\n", name, fmt::join(terms, " + "));
     }
-    if (k.f1 || k.f2 || k.f3) out += "  F weights fitted on " + k.counts + " counts\n";
+    if (k.counts == "transcribed") {
+      out += "  F weights as the paper fitted them on the machine's hardware counters\n";
+    } else if (k.f1 || k.f2 || k.f3) {
+      out += "  F weights fitted on " + k.counts +
+             (k.counts == "papi" ? " (measured) counts\n" : " counts (no hardware counters)\n");
+    }
   }
 
   if (!p.overheads.operations.empty() || !p.overheads.forms.empty()) {
@@ -174,6 +182,11 @@ std::string format_profile(const Profile& p) {
                          1e6 / s.r_inf.value);
     }
     out += "  (m_1/2 = t0 r_inf is derived)\n";
+    if (p.compute.peak_flops_per_node) {
+      // Paper 003, section 5: the system communication-computation ratio.
+      out += fmt::format("  SCCR = P_peak t0 = {:.0f} flops per 0-byte message (derived)\n",
+                         p.compute.peak_flops_per_node->value * pp.seconds(0));
+    }
     if (pp.quality) {
       out += fmt::format("  fit error mean {:.1f}% max {:.1f}% over {} sizes\n",
                          100 * pp.quality->mean_relative_error,
@@ -284,6 +297,15 @@ std::string compare_profiles(const Profile& a, const Profile& b) {
   for (const std::string& k : keys(a.overheads.operations, b.overheads.operations)) {
     row(k, in(a.overheads.operations, k), in(b.overheads.operations, k));
   }
+  // Paper 003, section 5: SCCR = P_peak t0, the flops a node could do in one message's latency.
+  const auto sccr = [](const Profile& p) -> std::optional<Quantity> {
+    if (!p.point_to_point || p.point_to_point->segments.empty() || !p.compute.peak_flops_per_node) {
+      return std::nullopt;
+    }
+    return plain(p.compute.peak_flops_per_node->value * p.point_to_point->seconds(0), "1");
+  };
+  const auto sccr_a = sccr(a), sccr_b = sccr(b);
+  row("SCCR = P_peak t0 (derived)", opt(sccr_a), opt(sccr_b));
   // Point-to-point and collectives at a few sizes, each from its own formula.
   Quantity px, py;
   for (double bytes : {0.0, 1024.0, 65536.0, 4194304.0}) {
