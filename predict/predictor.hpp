@@ -1,0 +1,124 @@
+// Early prediction (paper 003, sections 2, 5 and 6): a workload spreadsheet on a machine profile.
+//   T_n = sum_i T_1(i) / min(DOP_i, n) + T_par + T_comm            (Eq. 2)
+// with T_comm from the profile's point-to-point and collective forms (Eq. 5 and 6), the metrics
+// T_inf, N_max, P_inf, average parallelism, S_n, E_n, P_n, U_n and SCCR, three schemes
+// (theoretical: every flop at the program's average rate; zero-overhead; full-overhead),
+// requirement checks, and the sequential times moved from the machine they were measured on to the
+// target, by the ratio of the two profiles' rates (paper 000's MipsRatio) or by the target's kernel
+// library (paper 004).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "predict/workload.hpp"
+#include "profile/profile.hpp"
+
+namespace sonde::predict {
+
+enum class Scheme { theoretical, zero_overhead, full_overhead };
+std::string to_string(Scheme scheme);
+
+struct PredictOptions {
+  // Profiles of the machines the spreadsheet's times were measured on, by machine name.
+  std::map<std::string, profile::Profile> reference_machines;
+};
+
+struct OverheadTerm {
+  std::string name;       // the spreadsheet row
+  std::string operation;  // "alltoall"
+  double seconds = 0;     // count x cost at this n
+};
+
+struct Point {
+  double n = 1;
+  double compute = 0;        // sum of T_1(i) / min(DOP_i, n), or the slowest share of a loop
+  double communication = 0;  // T_comm
+  double parallelism = 0;    // T_par
+  double total = 0;          // T_n
+  double speedup = 0;        // S_n = T_1 / T_n
+  double efficiency = 0;     // E_n = S_n / n
+  double speed = 0;          // P_n = W / T_n, flop/s
+  double utilization = 0;    // U_n = P_n / (n P_peak)
+  std::vector<OverheadTerm> overheads;  // full-overhead scheme only
+};
+
+struct ComponentTime {
+  std::string name;
+  double work_flop = 0;
+  double seconds = 0;  // T_1(i) on the target
+  std::string how;     // "measured on ibm-sp2", "scaled from ibm-sp2 by peak rate 0.41", ...
+};
+
+struct Summary {
+  double work_flop = 0;            // W
+  double t1 = 0;                   // T_1
+  double t_inf = 0;                // T_inf (Eq. 3)
+  double n_max = 0;                // N_max = max DOP_i
+  double p_inf = 0;                // P_inf = W / T_inf
+  double average_parallelism = 0;  // T_1 / T_inf
+  double p1 = 0;                   // W / T_1
+  std::optional<double> peak;      // P_peak of one node (one process), flop/s
+  std::optional<double> sccr;      // P_peak t0, flops per 0-byte message
+  std::vector<ComponentTime> components;
+};
+
+// Paper 004's program parameters of one component at n processors.
+struct ProgramParameters {
+  std::string component;
+  double n = 1;
+  double goodness = 0;   // work distribution goodness: coefficient of variation of the shares
+  double transfers = 0;  // messages per run after this component
+  double bytes = 0;      // data transferred
+  double transfer_seconds = 0;  // alpha transfers + beta bytes, from the profile's Hockney fit
+  double computation_seconds = 0;
+};
+
+class Predictor {
+ public:
+  // Throws an input Error naming the spreadsheet row or the profile key when something a
+  // prediction needs is missing.
+  Predictor(Workload workload, profile::Profile target, std::string target_path,
+            const PredictOptions& options = {});
+
+  Point at(double n, Scheme scheme) const;
+  const Summary& summary() const { return summary_; }
+  std::vector<ProgramParameters> program_parameters(double n) const;
+  // Paper 003, section 5.3: where the grain is too fine for the machine.
+  std::vector<std::string> grain_advice(double n) const;
+  const Workload& workload() const { return workload_; }
+  const profile::Profile& target() const { return target_; }
+
+ private:
+  double operation_seconds(const Operation& operation, double n) const;
+  double component_seconds(std::size_t i, double n, bool uniform) const;
+
+  Workload workload_;
+  profile::Profile target_;
+  std::string target_path_;
+  std::vector<double> t1_;  // T_1(i) on the target
+  Summary summary_;
+};
+
+// Paper 003, section 5.4: "time<=0.5s", "speed>=10Gflop/s", "speedup>=200".
+struct Requirement {
+  std::string metric;  // time, speed, speedup
+  double bound = 0;
+  std::string text;
+};
+Requirement parse_requirement(const std::string& text);
+
+struct RequirementResult {
+  Requirement requirement;
+  bool met = false;
+  std::optional<double> smallest_n;  // the smallest n that meets it, up to max_n
+  double best = 0;                   // the best value over the scan
+  double best_n = 0;
+  std::string why;
+};
+RequirementResult check_requirement(const Predictor& predictor, const Requirement& requirement,
+                                    Scheme scheme, double max_n);
+
+}  // namespace sonde::predict

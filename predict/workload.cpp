@@ -1,0 +1,435 @@
+#include "predict/workload.hpp"
+
+#include <csv.h>
+#include <fmt/format.h>
+#include <muParser.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+
+namespace sonde::predict {
+
+std::string Cell::where() const {
+  if (column == 0) return fmt::format("{}:{}", file, line);
+  return fmt::format("{}:{}:{} ({})", file, line, column, header);
+}
+
+double Expression::operator()(double n) const {
+  if (constant_) return *constant_ * scale_;
+  *n_ = n;
+  return static_cast<mu::Parser*>(parser_.get())->Eval() * scale_;
+}
+
+const std::vector<std::string>& communication_operations() {
+  static const std::vector<std::string> names = {
+      "point_to_point", "broadcast", "gather", "scatter",   "alltoall", "shift",
+      "allgather",      "barrier",   "reduce", "allreduce", "scan"};
+  return names;
+}
+
+const std::vector<std::string>& parallelism_operations() {
+  static const std::vector<std::string> names = {"process_creation", "thread_creation",
+                                                 "context_switch", "thread_lock"};
+  return names;
+}
+
+namespace {
+
+// The columns a spreadsheet may have, and the units each quantity column takes.
+const std::map<std::string, std::map<std::string, double>>& units() {
+  static const std::map<std::string, std::map<std::string, double>> table = {
+      {"work", {{"flop", 1}, {"kflop", 1e3}, {"Mflop", 1e6}, {"Gflop", 1e9}, {"Tflop", 1e12}}},
+      {"time", {{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"min", 60}}},
+      {"rate",
+       {{"flop/s", 1}, {"kflop/s", 1e3}, {"Mflop/s", 1e6}, {"Gflop/s", 1e9}, {"Tflop/s", 1e12}}},
+      {"bytes",
+       {{"B", 1},
+        {"kB", 1e3},
+        {"KB", 1e3},
+        {"KiB", 1024},
+        {"MB", 1e6},
+        {"MiB", 1048576},
+        {"GB", 1e9},
+        {"GiB", 1073741824}}}};
+  return table;
+}
+
+const std::vector<std::string> kPlainColumns = {"kind", "name",        "value", "machine",
+                                                "dop",  "operation",   "count", "after",
+                                                "loop", "distribution"};
+
+struct Column {
+  std::string name;  // "time", or "ops.add" for an operation count
+  double scale = 1;
+  std::string header;  // as written
+};
+
+// One row as read: its physical line and its cells.
+struct Row {
+  std::size_t line = 0;
+  std::vector<std::string> cells;
+};
+
+struct CsvState {
+  std::vector<Row> rows;
+  Row current;
+  std::size_t line = 1;
+  bool in_row = false;
+};
+
+void on_field(void* data, std::size_t length, void* state_ptr) {
+  auto* state = static_cast<CsvState*>(state_ptr);
+  if (!state->in_row) {
+    state->current = Row{state->line, {}};
+    state->in_row = true;
+  }
+  state->current.cells.emplace_back(data ? static_cast<const char*>(data) : "", data ? length : 0);
+}
+
+void on_row(int, void* state_ptr) {
+  auto* state = static_cast<CsvState*>(state_ptr);
+  if (state->in_row) state->rows.push_back(std::move(state->current));
+  state->in_row = false;
+}
+
+std::vector<Row> parse_csv(const std::string& text, const std::string& file) {
+  csv_parser parser;
+  if (csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
+    throw Error(ExitCode::failure, file, "libcsv could not start");
+  }
+  CsvState state;
+  // Line by line, so that every row knows the line it starts on.
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    end = end == std::string::npos ? text.size() : end + 1;
+    if (csv_parse(&parser, text.data() + start, end - start, on_field, on_row, &state) !=
+        end - start) {
+      const std::string why = csv_strerror(csv_error(&parser));
+      csv_free(&parser);
+      throw input_error(fmt::format("{}:{}", file, state.line), "not valid CSV: " + why);
+    }
+    start = end;
+    ++state.line;
+  }
+  if (csv_fini(&parser, on_field, on_row, &state) != 0) {
+    const std::string why = csv_strerror(csv_error(&parser));
+    csv_free(&parser);
+    throw input_error(fmt::format("{}:{}", file, state.line - 1),
+                      "not valid CSV at the end of the file: " + why);
+  }
+  csv_free(&parser);
+  return state.rows;
+}
+
+std::string trimmed(const std::string& text) {
+  const auto first = text.find_first_not_of(" \t\r");
+  if (first == std::string::npos) return "";
+  return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
+}
+
+Column parse_header(const std::string& raw, const std::string& where) {
+  const std::string header = trimmed(raw);
+  Column column;
+  column.header = header;
+  const auto open = header.find('[');
+  std::string name = trimmed(header.substr(0, open));
+  std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+  column.name = name;
+  const bool quantity = units().count(name) > 0;
+  if (open != std::string::npos) {
+    const auto close = header.find(']', open);
+    if (close == std::string::npos) throw input_error(where, "'" + header + "': no closing ']'");
+    const std::string unit = trimmed(header.substr(open + 1, close - open - 1));
+    if (!quantity) {
+      throw input_error(where, fmt::format("'{}': column '{}' takes no unit", header, name));
+    }
+    const auto& known = units().at(name);
+    const auto it = known.find(unit);
+    if (it == known.end()) {
+      std::vector<std::string> names;
+      for (const auto& [u, scale] : known) names.push_back(u);
+      throw input_error(where, fmt::format("'{}': unknown unit '{}' for {}; expected one of {}",
+                                           header, unit, name, fmt::join(names, ", ")));
+    }
+    column.scale = it->second;
+  } else if (quantity) {
+    throw input_error(where, fmt::format("column '{}' needs its unit, e.g. '{} [{}]'", name, name,
+                                         units().at(name).begin()->first));
+  }
+  if (!quantity && name.rfind("ops.", 0) != 0 &&
+      std::find(kPlainColumns.begin(), kPlainColumns.end(), name) == kPlainColumns.end()) {
+    throw input_error(where,
+                      fmt::format("unknown column '{}'; expected {}, work, time, rate, bytes, "
+                                  "ops.<kernel>",
+                                  header, fmt::join(kPlainColumns, ", ")));
+  }
+  return column;
+}
+
+}  // namespace
+
+// Compiles expressions against the workload's parameters (constants) and n (a variable).
+class ExpressionCompiler {
+ public:
+  explicit ExpressionCompiler(Workload& workload) : workload_(workload) {}
+
+  Expression compile(const std::string& text, const Cell& cell, double scale, bool allow_n) {
+    Expression e;
+    e.text_ = text;
+    e.cell_ = cell;
+    e.scale_ = scale;
+    e.n_ = workload_.n;
+    auto parser = std::make_shared<mu::Parser>();
+    try {
+      for (const auto& [name, value] : workload_.parameters) parser->DefineConst(name, value);
+      if (allow_n) parser->DefineVar("n", workload_.n.get());
+      parser->SetExpr(text);
+      *workload_.n = 1;
+      const double value = parser->Eval();
+      const auto& used = parser->GetUsedVar();
+      if (used.find("n") == used.end()) e.constant_ = value;
+    } catch (const mu::Parser::exception_type& error) {
+      std::string why = error.GetMsg();
+      if (!allow_n && error.GetToken() == "n")
+        why = "n is not known here (a parameter is constant)";
+      throw input_error(cell.where(),
+                        fmt::format("in '{}' at character {}: {}", text, error.GetPos() + 1, why));
+    }
+    e.parser_ = parser;
+    return e;
+  }
+
+ private:
+  Workload& workload_;
+};
+
+namespace {
+
+class RowReader {
+ public:
+  RowReader(const Row& row, const std::vector<Column>& columns, const std::string& file,
+            ExpressionCompiler& compiler)
+      : row_(row), columns_(columns), file_(file), compiler_(compiler) {}
+
+  Cell cell(const std::string& name) const {
+    for (std::size_t i = 0; i < columns_.size(); ++i) {
+      if (columns_[i].name == name) return Cell{file_, row_.line, i + 1, columns_[i].header};
+    }
+    return Cell{file_, row_.line, 0, name};
+  }
+  Cell row_cell() const { return Cell{file_, row_.line, 0, ""}; }
+
+  std::string text(const std::string& name) const {
+    for (std::size_t i = 0; i < columns_.size(); ++i) {
+      if (columns_[i].name == name && i < row_.cells.size()) return trimmed(row_.cells[i]);
+    }
+    return "";
+  }
+  double scale(const std::string& name) const {
+    for (const Column& c : columns_)
+      if (c.name == name) return c.scale;
+    return 1;
+  }
+  bool has(const std::string& name) const { return !text(name).empty(); }
+
+  std::string required_text(const std::string& name, const std::string& kind) const {
+    const std::string value = text(name);
+    if (value.empty()) {
+      const Cell c = cell(name);
+      throw input_error(c.column ? c.where() : row_cell().where(),
+                        fmt::format("a {} row needs {}", kind,
+                                    c.column ? "a value here" : "a '" + name + "' column"));
+    }
+    return value;
+  }
+
+  Expression expression(const std::string& name, const std::string& kind, bool allow_n,
+                        const std::string& fallback = "") const {
+    std::string value = text(name);
+    if (value.empty()) value = fallback;
+    if (value.empty()) required_text(name, kind);
+    return compiler_.compile(value, cell(name), scale(name), allow_n);
+  }
+
+  // A constant quantity: finite and not negative.
+  double constant(const std::string& name, const std::string& kind) const {
+    const Expression e = expression(name, kind, false);
+    const double value = e(1);
+    if (!std::isfinite(value) || value < 0) {
+      throw input_error(cell(name).where(),
+                        fmt::format("'{}' is {}; expected a value >= 0", e.text(), value));
+    }
+    return value;
+  }
+
+  const std::vector<Column>& columns() const { return columns_; }
+
+ private:
+  const Row& row_;
+  const std::vector<Column>& columns_;
+  const std::string& file_;
+  ExpressionCompiler& compiler_;
+};
+
+void check_dop(const Expression& dop) {
+  for (double n : {1.0, 2.0, 1024.0, 1048576.0}) {
+    const double value = dop(n);
+    if (!std::isfinite(value) || value < 1) {
+      throw input_error(dop.cell().where(),
+                        fmt::format("degree of parallelism '{}' is {} at n = {}; it must be at "
+                                    "least 1",
+                                    dop.text(), value, n));
+    }
+  }
+}
+
+}  // namespace
+
+Workload parse_workload(const std::string& text, const std::string& file) {
+  const std::vector<Row> rows = parse_csv(text, file);
+  if (rows.empty()) throw input_error(file, "empty; expected a header row and workload rows");
+  std::vector<Column> columns;
+  for (std::size_t i = 0; i < rows.front().cells.size(); ++i) {
+    columns.push_back(parse_header(rows.front().cells[i],
+                                   fmt::format("{}:{}:{}", file, rows.front().line, i + 1)));
+  }
+  for (const char* required : {"kind", "name"}) {
+    if (std::none_of(columns.begin(), columns.end(),
+                     [&](const Column& c) { return c.name == required; })) {
+      throw input_error(fmt::format("{}:{}", file, rows.front().line),
+                        fmt::format("the header has no '{}' column", required));
+    }
+  }
+  Workload w;
+  w.path = file;
+  w.n = std::make_shared<double>(1);
+  ExpressionCompiler compiler(w);
+  std::set<std::string> names;
+  for (std::size_t r = 1; r < rows.size(); ++r) {
+    const Row& row = rows[r];
+    if (!row.cells.empty() && trimmed(row.cells[0]).rfind('#', 0) == 0) continue;  // a comment
+    if (row.cells.size() > columns.size()) {
+      bool extra = false;
+      for (std::size_t i = columns.size(); i < row.cells.size(); ++i)
+        extra = extra || !trimmed(row.cells[i]).empty();
+      if (extra) {
+        throw input_error(fmt::format("{}:{}:{}", file, row.line, columns.size() + 1),
+                          "a value beyond the last column of the header");
+      }
+    }
+    const RowReader reader(row, columns, file, compiler);
+    const std::string kind = reader.text("kind");
+    if (kind.empty()) {
+      for (const std::string& cell : row.cells) {
+        if (!trimmed(cell).empty()) {
+          throw input_error(reader.cell("kind").where(),
+                            "a row with values needs its kind: parameter, component, "
+                            "communication or parallelism");
+        }
+      }
+      continue;  // a blank row
+    }
+    const std::string name = reader.required_text("name", kind);
+    if (kind == "parameter") {
+      const double value = reader.expression("value", kind, false)(1);
+      if (!std::isfinite(value)) {
+        throw input_error(reader.cell("value").where(), "the parameter is not a finite number");
+      }
+      if (!w.parameters.emplace(name, value).second) {
+        throw input_error(reader.cell("name").where(), "parameter '" + name + "' appears twice");
+      }
+      continue;
+    }
+    if (kind == "component") {
+      if (!names.insert(name).second) {
+        throw input_error(reader.cell("name").where(), "component '" + name + "' appears twice");
+      }
+      Component c;
+      c.name = name;
+      c.row = reader.row_cell();
+      c.work_flop = reader.constant("work", kind);
+      if (reader.has("time") && reader.has("rate")) {
+        throw input_error(reader.cell("rate").where(), "give the time or the rate, not both");
+      }
+      if (reader.has("time")) {
+        c.time_seconds = reader.constant("time", kind);
+        if (*c.time_seconds <= 0)
+          throw input_error(reader.cell("time").where(), "a time must be > 0");
+      } else if (reader.has("rate")) {
+        c.rate_flop_per_second = reader.constant("rate", kind);
+        if (*c.rate_flop_per_second <= 0) {
+          throw input_error(reader.cell("rate").where(), "a rate must be > 0");
+        }
+      }
+      c.machine = reader.text("machine");
+      c.dop = reader.expression("dop", kind, true);
+      check_dop(c.dop);
+      if (reader.has("loop")) {
+        c.loop = reader.expression("loop", kind, false);
+        const std::string d = reader.text("distribution");
+        if (d.empty() || d == "BLOCK" || d == "block") {
+          c.distribution = Distribution::block;
+        } else if (d == "CYCLIC" || d == "cyclic") {
+          c.distribution = Distribution::cyclic;
+        } else {
+          throw input_error(reader.cell("distribution").where(),
+                            "unknown distribution '" + d + "'; expected BLOCK or CYCLIC");
+        }
+      }
+      for (const Column& column : columns) {
+        if (column.name.rfind("ops.", 0) == 0 && reader.has(column.name)) {
+          c.operations[column.name.substr(4)] = reader.expression(column.name, kind, false);
+        }
+      }
+      if (!c.time_seconds && !c.rate_flop_per_second && c.operations.empty()) {
+        throw input_error(
+            reader.row_cell().where(),
+            "component '" + name +
+                "' needs a time [s], a rate [flop/s] or operation counts (ops.<kernel>)");
+      }
+      w.components.push_back(std::move(c));
+      continue;
+    }
+    if (kind == "communication" || kind == "parallelism") {
+      Operation o;
+      o.name = name;
+      o.row = reader.row_cell();
+      o.kind = kind;
+      o.operation = reader.required_text("operation", kind);
+      const auto& known =
+          kind == "communication" ? communication_operations() : parallelism_operations();
+      if (std::find(known.begin(), known.end(), o.operation) == known.end()) {
+        throw input_error(reader.cell("operation").where(),
+                          fmt::format("unknown {} operation '{}'; expected one of {}", kind,
+                                      o.operation, fmt::join(known, ", ")));
+      }
+      o.bytes = reader.expression("bytes", kind, true, "0");
+      o.count = reader.expression("count", kind, true, "1");
+      o.after = reader.text("after");
+      w.operations.push_back(std::move(o));
+      continue;
+    }
+    throw input_error(
+        reader.cell("kind").where(),
+        "unknown kind '" + kind + "'; expected parameter, component, communication or parallelism");
+  }
+  if (w.components.empty()) throw input_error(file, "no component rows");
+  for (const Operation& o : w.operations) {
+    if (!o.after.empty() && !names.count(o.after)) {
+      throw input_error(o.row.where(),
+                        fmt::format("'after' names '{}', which is not a component", o.after));
+    }
+  }
+  return w;
+}
+
+Workload read_workload(const std::filesystem::path& path) {
+  return parse_workload(read_file(path), path.string());
+}
+
+}  // namespace sonde::predict

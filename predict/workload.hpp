@@ -1,0 +1,98 @@
+// The workload spreadsheet (paper 003, section 5.1, steps 1 and 3): a CSV file, as any spreadsheet
+// program exports one, with one row per program parameter, component, communication and
+// parallelism operation. Columns are found by their header, in any order; quantities carry their
+// unit in the header ("time [s]", "work [Mflop]", "bytes [KiB]"). Numbers may be expressions in
+// n (the number of nodes) and the program parameters, evaluated by muparser.
+//
+//   kind,          name,  value, work [Mflop], time [s], machine, dop, operation, bytes [B], count,
+//   after parameter,     N,     1024 component,     DP,    ,      84,           4.12,     ibm-sp2,
+//   256 communication, xchg,  ,      ,             ,         ,        ,    alltoall,  17e6/n^2,  1,
+//   DP
+//
+// Errors name the file, the line and the column (and the character, inside an expression).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sonde::predict {
+
+// Where a cell came from, for error messages: "apt.csv:4:7 (dop)".
+struct Cell {
+  std::string file;
+  std::size_t line = 0;
+  std::size_t column = 0;
+  std::string header;
+  std::string where() const;
+};
+
+// An expression in n and the program parameters. Evaluation is cheap: muparser's bytecode, and an
+// expression without n is evaluated once when read.
+class Expression {
+ public:
+  Expression() = default;
+  double operator()(double n) const;
+  bool depends_on_n() const { return !constant_.has_value(); }
+  const std::string& text() const { return text_; }
+  const Cell& cell() const { return cell_; }
+
+ private:
+  friend class ExpressionCompiler;
+  std::string text_;
+  Cell cell_;
+  double scale_ = 1;  // the unit of the column
+  std::optional<double> constant_;
+  std::shared_ptr<void> parser_;  // mu::Parser, hidden from the header
+  std::shared_ptr<double> n_;     // the variable n the parser reads
+};
+
+// Paper 004: how a loop's iterations are spread over the processors.
+enum class Distribution { block, cyclic };
+
+struct Component {
+  std::string name;
+  Cell row;
+  double work_flop = 0;                        // W_i
+  std::optional<double> time_seconds;          // T_1(i) on `machine`
+  std::optional<double> rate_flop_per_second;  // or the sustained rate on `machine`
+  std::string machine;                         // the profile the time was measured on
+  Expression dop;                              // degree of parallelism, >= 1
+  // Paper 004: a loop of `loop` iterations spread BLOCK or CYCLIC; the slowest processor's share
+  // sets the time.
+  std::optional<Expression> loop;
+  Distribution distribution = Distribution::block;
+  // Paper 004: operation counts ("add", "multiply", ...), costed with the target's kernel library.
+  std::map<std::string, Expression> operations;
+};
+
+struct Operation {
+  std::string name;
+  Cell row;
+  std::string kind;       // "communication" or "parallelism"
+  std::string operation;  // "broadcast", "alltoall", "point_to_point", "process_creation", ...
+  Expression bytes;       // message length m of paper 003's forms
+  Expression count;       // how many times per run
+  std::string after;      // the component it follows
+};
+
+struct Workload {
+  std::filesystem::path path;
+  std::map<std::string, double> parameters;
+  std::vector<Component> components;
+  std::vector<Operation> operations;
+  std::shared_ptr<double> n;  // the variable every expression reads
+};
+
+// The operations a spreadsheet may name, and what each is costed with in a profile.
+const std::vector<std::string>& communication_operations();  // collectives and point_to_point
+const std::vector<std::string>& parallelism_operations();    // profile overheads
+
+Workload read_workload(const std::filesystem::path& path);
+Workload parse_workload(const std::string& text, const std::string& file);
+
+}  // namespace sonde::predict
