@@ -1,14 +1,17 @@
 // The sonde command: parses arguments and calls one library function per verb.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/program.hpp"
 #include "core/results.hpp"
+#include "core/units.hpp"
 #include "core/version.hpp"
 #include "fit/memory_levels.hpp"
 #include "fit/profile_builder.hpp"
@@ -16,6 +19,9 @@
 #include "microbench/characterize.hpp"
 #include "microbench/topology.hpp"
 #include "plot/profile_plots.hpp"
+#include "predict/predictor.hpp"
+#include "predict/report.hpp"
+#include "predict/workload.hpp"
 #include "profile/profile.hpp"
 #include "profile/report.hpp"
 
@@ -50,6 +56,99 @@ std::filesystem::path fit_run(const std::filesystem::path& run_folder, std::stri
     std::cerr << fmt::format("plot: {}\n", written.string());
   }
   return output;
+}
+
+struct PredictArguments {
+  std::string spreadsheet, machine, nodes, csv, plots, measured;
+  std::vector<std::string> references, requirements;
+  double max_nodes = 0;
+  bool json = false;
+};
+
+// `sonde predict`: the spreadsheet on a profile, over n, with requirement checks and, when given,
+// the measured times beside the prediction (paper 002's E = max(T, P) / min(T, P)).
+int predict_verb(const PredictArguments& a) {
+  namespace predict = sonde::predict;
+  const std::filesystem::path machine_path = a.machine;
+  predict::PredictOptions options;
+  for (const std::string& path : a.references) {
+    auto profile = sonde::profile::read_profile(path);
+    options.reference_machines[profile.machine.name] = std::move(profile);
+  }
+  predict::Workload workload = predict::read_workload(a.spreadsheet);
+  // A machine a component names is looked for beside the target's profile when not given.
+  for (const auto& component : workload.components) {
+    const auto beside = machine_path.parent_path() / (component.machine + ".yaml");
+    if (!component.machine.empty() && !options.reference_machines.count(component.machine) &&
+        std::filesystem::exists(beside)) {
+      options.reference_machines[component.machine] = sonde::profile::read_profile(beside);
+    }
+  }
+  const predict::Predictor predictor(std::move(workload),
+                                     sonde::profile::read_profile(machine_path),
+                                     machine_path.string(), options);
+  const double n_max = std::min(predictor.summary().n_max, 1048576.0);
+  const std::vector<double> nodes = a.nodes.empty() ? predict::powers_of_two(std::max(2.0, n_max))
+                                                    : predict::parse_nodes(a.nodes);
+  const double scan_to = a.max_nodes > 0 ? a.max_nodes : std::max(nodes.back(), 4 * n_max);
+  std::vector<predict::RequirementResult> checks;
+  for (const std::string& text : a.requirements) {
+    checks.push_back(predict::check_requirement(predictor, predict::parse_requirement(text),
+                                                predict::Scheme::full_overhead, scan_to));
+  }
+  if (!a.csv.empty()) {
+    sonde::write_file_atomically(a.csv, predict::prediction_csv(predictor, nodes));
+  }
+  std::vector<std::pair<double, double>> measured;
+  if (!a.measured.empty()) measured = predict::read_measurements(a.measured);
+  if (a.json) {
+    auto report = predict::prediction_json(predictor, nodes, checks);
+    for (const auto& [n, t] : measured) {
+      const double p = predictor.at(n, predict::Scheme::full_overhead).total;
+      report["measured"].push_back({{"n", n},
+                                    {"seconds", t},
+                                    {"predicted_seconds", p},
+                                    {"error_ratio", std::max(t, p) / std::min(t, p)},
+                                    {"relative_error", std::abs(t - p) / t}});
+    }
+    std::cout << report.dump(2) << "\n";
+  } else {
+    std::cout << predict::format_prediction(predictor, nodes, checks);
+    if (!measured.empty()) {
+      std::cout << "\nMeasured against predicted (full-overhead)\n";
+      std::cout << fmt::format("  {:>6} {:>12} {:>12} {:>8} {:>10}\n", "n", "measured", "predicted",
+                               "E", "|T-P|/T");
+      for (const auto& [n, t] : measured) {
+        const double p = predictor.at(n, predict::Scheme::full_overhead).total;
+        std::cout << fmt::format("  {:>6.0f} {:>12} {:>12} {:>8.3f} {:>9.1f}%\n", n,
+                                 sonde::format_seconds(t), sonde::format_seconds(p),
+                                 std::max(t, p) / std::min(t, p), 100 * std::abs(t - p) / t);
+      }
+    }
+  }
+  if (!a.plots.empty()) {
+    std::vector<sonde::plot::PredictionSeries> series;
+    std::vector<double> dense;
+    for (double n = 1; n <= nodes.back() * 1.0001; n *= std::pow(2.0, 0.125))
+      dense.push_back(std::round(n));
+    for (auto scheme : {predict::Scheme::theoretical, predict::Scheme::zero_overhead,
+                        predict::Scheme::full_overhead}) {
+      sonde::plot::PredictionSeries s{predict::to_string(scheme), {}};
+      for (double n : dense) {
+        const auto point = predictor.at(n, scheme);
+        s.points.emplace_back(n, point.total, point.speedup, point.efficiency);
+      }
+      series.push_back(s);
+    }
+    const std::string title =
+        fmt::format("{} on {}", std::filesystem::path(a.spreadsheet).filename().string(),
+                    predictor.target().machine.name);
+    for (const auto& path :
+         sonde::plot::plot_prediction(title, series, measured, predictor.summary().t1, a.plots)) {
+      std::cerr << fmt::format("plot: {}\n", path.string());
+    }
+  }
+  return 0;
 }
 
 int characterize_verb(const sonde::microbench::CharacterizeOptions& options,
@@ -155,6 +254,35 @@ int main(int argc, char** argv) {
     fit->add_option("--plots", fit_plots,
                     "Folder of the plots (default: beside the profile, <machine>/)");
 
+    auto* predict = app.add_subcommand(
+        "predict",
+        "Predict a workload spreadsheet on a machine profile (paper 003's early prediction)");
+    PredictArguments predict_arguments;
+    predict
+        ->add_option("spreadsheet", predict_arguments.spreadsheet, "The workload spreadsheet (CSV)")
+        ->required()
+        ->check(CLI::ExistingFile);
+    predict->add_option("--machine", predict_arguments.machine, "The target machine's profile")
+        ->required()
+        ->check(CLI::ExistingFile);
+    predict->add_option("--reference", predict_arguments.references,
+                        "Profile of a machine the spreadsheet's times were measured on (default: "
+                        "<name>.yaml beside --machine)");
+    predict->add_option("--nodes", predict_arguments.nodes,
+                        "n to predict: 1,2,4,256 or 1..1048576 (default 1..N_max)");
+    predict->add_option(
+        "--require", predict_arguments.requirements,
+        "time<=0.5s, speed>=10Gflop/s or speedup>=200: met or not, and from which n");
+    predict->add_option("--max-nodes", predict_arguments.max_nodes,
+                        "How far the requirement checks look (default max(--nodes, 4 N_max))");
+    predict->add_option("--csv", predict_arguments.csv,
+                        "Also write the three schemes over n as CSV");
+    predict->add_flag("--json", predict_arguments.json, "Print JSON instead of the table");
+    predict->add_option("--plots", predict_arguments.plots,
+                        "Folder for prediction.{png,svg}: time, speedup, efficiency against n");
+    predict->add_option("--measured", predict_arguments.measured,
+                        "Measured times (CSV: n, time [s]) to set beside the prediction");
+
     auto* show = app.add_subcommand("show", "Print a profile in the papers' notation");
     std::string show_path;
     show->add_option("profile", show_path, "A profile, e.g. machines/ibm-sp2.yaml")->required();
@@ -179,6 +307,7 @@ int main(int argc, char** argv) {
       fit_run(fit_results, fit_machine, fit_output, fit_plots);
       return 0;
     }
+    if (predict->parsed()) return predict_verb(predict_arguments);
     if (show->parsed()) {
       std::cout << sonde::profile::format_profile(sonde::profile::read_profile(show_path));
       return 0;

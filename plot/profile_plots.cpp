@@ -297,4 +297,66 @@ std::vector<std::filesystem::path> plot_profile(const profile::Profile& profile,
   return written;
 }
 
+std::vector<std::filesystem::path> plot_prediction(
+    const std::string& title, const std::vector<PredictionSeries>& series,
+    const std::vector<std::pair<double, double>>& measured, double t1,
+    const std::filesystem::path& folder, const std::string& stem) {
+  if (!on_path("gnuplot")) {
+    std::cerr << "plots: gnuplot is not on the PATH; no prediction plot\n";
+    return {};
+  }
+  std::filesystem::create_directories(folder);
+  // Three panels in one figure: each a plot command with its own inline data.
+  std::vector<std::filesystem::path> written;
+  for (const auto& [extension, terminal] :
+       {std::pair{"png", "pngcairo size 1500,500 font 'sans,10'"},
+        {"svg", "svg size 1500,500 font 'sans,10' background '#ffffff'"}}) {
+    const std::filesystem::path target = folder / (stem + "." + extension);
+    const std::filesystem::path partial = folder / (stem + ".partial." + extension);
+    {
+      Gnuplot gp("gnuplot");
+      gp << "set terminal " << terminal << "\nset termoption noenhanced\n";
+      gp << "set output " << quoted(partial.string()) << "\n";
+      gp << "set multiplot layout 1,3 title " << quoted(title) << "\n";
+      gp << "set logscale x 2\nset grid\nset xlabel 'nodes n'\nset key top left font ',9'\n";
+      for (int panel = 0; panel < 3; ++panel) {
+        gp << (panel == 0 ? "set logscale y\nset ylabel 'T_n (s)'\n"
+               : panel == 1
+                   ? "set logscale y\nset ylabel 'speedup S_n'\n"
+                   : "unset logscale y\nset ylabel 'efficiency E_n'\nset yrange [0:1.05]\n");
+        gp << "plot ";
+        for (std::size_t i = 0; i < series.size(); ++i) {
+          gp << (i ? ", " : "") << "'-' with lines lw 2 title " << quoted(series[i].scheme);
+        }
+        if (!measured.empty())
+          gp << ", '-' with points pt 7 ps 1.2 lc rgb 'black' title 'measured'";
+        gp << "\n";
+        for (const PredictionSeries& s : series) {
+          Series data;
+          for (const auto& [n, t, speedup, efficiency] : s.points) {
+            data.emplace_back(n, panel == 0 ? t : panel == 1 ? speedup : efficiency);
+          }
+          gp.send1d(data);
+        }
+        if (!measured.empty()) {
+          Series data;
+          for (const auto& [n, t] : measured) {
+            data.emplace_back(n, panel == 0 ? t : panel == 1 ? t1 / t : t1 / t / n);
+          }
+          gp.send1d(data);
+        }
+      }
+      gp << "unset multiplot\nunset output\n";
+    }
+    std::error_code error;
+    if (!std::filesystem::exists(partial) || std::filesystem::file_size(partial, error) == 0) {
+      std::filesystem::remove(partial, error);
+      throw Error(ExitCode::failure, target.string(), "gnuplot did not draw it");
+    }
+    std::filesystem::rename(partial, target);
+    written.push_back(target);
+  }
+  return written;
+}
+
 }  // namespace sonde::plot

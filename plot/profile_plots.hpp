@@ -10,6 +10,9 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/results.hpp"
@@ -22,5 +25,18 @@ namespace sonde::plot {
 std::vector<std::filesystem::path> plot_profile(const profile::Profile& profile,
                                                 const std::vector<ResultFile>& files,
                                                 const std::filesystem::path& folder);
+
+// One series of a prediction: (n, T_n, S_n, E_n) for a scheme.
+struct PredictionSeries {
+  std::string scheme;  // "full-overhead"
+  std::vector<std::tuple<double, double, double, double>> points;
+};
+
+// prediction.{png,svg}: time, speedup and efficiency against n, one line per scheme (paper 003,
+// Figure 5's comparison), with `measured` points (n, T_n) when there are any. Returns the files.
+std::vector<std::filesystem::path> plot_prediction(
+    const std::string& title, const std::vector<PredictionSeries>& series,
+    const std::vector<std::pair<double, double>>& measured, double t1,
+    const std::filesystem::path& folder, const std::string& stem = "prediction");
 
 }  // namespace sonde::plot

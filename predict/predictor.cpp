@@ -99,7 +99,12 @@ Predictor::Predictor(Workload workload, profile::Profile target, std::string tar
     summary_.components.push_back(time);
   }
   // Every operation must be costable on the target before any prediction is made.
-  for (const Operation& o : workload_.operations) operation_seconds(o, 2);
+  for (const Operation& o : workload_.operations) {
+    const bool collective = o.kind == "communication" && o.operation != "point_to_point";
+    collectives_.push_back(
+        collective ? &profile::require_collective(target_, o.operation, target_path_) : nullptr);
+  }
+  for (std::size_t i = 0; i < workload_.operations.size(); ++i) operation_seconds(i, 2);
 
   Summary& s = summary_;
   for (std::size_t i = 0; i < t1_.size(); ++i) {
@@ -133,7 +138,8 @@ double Predictor::component_seconds(std::size_t i, double n, bool uniform) const
   return t1 / processors;
 }
 
-double Predictor::operation_seconds(const Operation& o, double n) const {
+double Predictor::operation_seconds(std::size_t index, double n) const {
+  const Operation& o = workload_.operations[index];
   const double count = o.count(n);
   if (!std::isfinite(count) || count < 0) {
     throw input_error(o.count.cell().where(),
@@ -159,7 +165,7 @@ double Predictor::operation_seconds(const Operation& o, double n) const {
   if (o.operation == "point_to_point") {
     return count * profile::require_point_to_point(target_, target_path_).seconds(bytes);
   }
-  return count * profile::require_collective(target_, o.operation, target_path_).seconds(n, bytes);
+  return count * collectives_[index]->seconds(n, bytes);
 }
 
 Point Predictor::at(double n, Scheme scheme) const {
@@ -169,8 +175,10 @@ Point Predictor::at(double n, Scheme scheme) const {
     p.compute += component_seconds(i, n, scheme == Scheme::theoretical);
   }
   if (scheme == Scheme::full_overhead) {
-    for (const Operation& o : workload_.operations) {
-      const double seconds = operation_seconds(o, n);
+    p.overheads.reserve(workload_.operations.size());
+    for (std::size_t i = 0; i < workload_.operations.size(); ++i) {
+      const Operation& o = workload_.operations[i];
+      const double seconds = operation_seconds(i, n);
       (o.kind == "parallelism" ? p.parallelism : p.communication) += seconds;
       p.overheads.push_back({o.name, o.operation, seconds});
     }

@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "predict/workload.hpp"
@@ -27,9 +28,9 @@ struct PredictOptions {
 };
 
 struct OverheadTerm {
-  std::string name;       // the spreadsheet row
-  std::string operation;  // "alltoall"
-  double seconds = 0;     // count x cost at this n
+  std::string_view name;       // the spreadsheet row (owned by the predictor's workload)
+  std::string_view operation;  // "alltoall"
+  double seconds = 0;          // count x cost at this n
 };
 
 struct Point {
@@ -92,13 +93,16 @@ class Predictor {
   const profile::Profile& target() const { return target_; }
 
  private:
-  double operation_seconds(const Operation& operation, double n) const;
+  double operation_seconds(std::size_t index, double n) const;
   double component_seconds(std::size_t i, double n, bool uniform) const;
 
   Workload workload_;
   profile::Profile target_;
   std::string target_path_;
   std::vector<double> t1_;  // T_1(i) on the target
+  // What each operation is costed with, looked up once: a collective, or nullptr for
+  // point-to-point and parallelism operations.
+  std::vector<const profile::Collective*> collectives_;
   Summary summary_;
 };
 

@@ -433,3 +433,48 @@ Workload read_workload(const std::filesystem::path& path) {
 }
 
 }  // namespace sonde::predict
+
+namespace sonde::predict {
+
+std::vector<std::pair<double, double>> read_measurements(const std::filesystem::path& path) {
+  const std::string file = path.string();
+  const std::vector<Row> rows = parse_csv(read_file(path), file);
+  if (rows.empty()) throw input_error(file, "empty; expected columns n and time [s]");
+  std::optional<std::size_t> n_column, time_column;
+  double scale = 1;
+  for (std::size_t i = 0; i < rows.front().cells.size(); ++i) {
+    const std::string header = trimmed(rows.front().cells[i]);
+    const std::string where = fmt::format("{}:{}:{}", file, rows.front().line, i + 1);
+    if (header == "n") {
+      n_column = i;
+    } else {
+      const Column column = parse_header(header, where);
+      if (column.name != "time") throw input_error(where, "expected the columns n and time [s]");
+      time_column = i;
+      scale = column.scale;
+    }
+  }
+  if (!n_column || !time_column) {
+    throw input_error(fmt::format("{}:{}", file, rows.front().line),
+                      "expected the columns n and time [s]");
+  }
+  std::vector<std::pair<double, double>> out;
+  for (std::size_t r = 1; r < rows.size(); ++r) {
+    const Row& row = rows[r];
+    if (!row.cells.empty() && trimmed(row.cells[0]).rfind('#', 0) == 0) continue;
+    const auto number = [&](std::size_t column) {
+      const std::string text = column < row.cells.size() ? trimmed(row.cells[column]) : "";
+      char* end = nullptr;
+      const double value = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || !std::isfinite(value) || value <= 0) {
+        throw input_error(fmt::format("{}:{}:{}", file, row.line, column + 1),
+                          fmt::format("'{}': expected a number > 0", text));
+      }
+      return value;
+    };
+    out.emplace_back(number(*n_column), number(*time_column) * scale);
+  }
+  return out;
+}
+
+}  // namespace sonde::predict

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sonde::predict {
@@ -93,6 +94,9 @@ const std::vector<std::string>& communication_operations();  // collectives and 
 const std::vector<std::string>& parallelism_operations();    // profile overheads
 
 Workload read_workload(const std::filesystem::path& path);
+
+// Measured run times to set beside a prediction: a CSV with columns "n" and "time [<unit>]".
+std::vector<std::pair<double, double>> read_measurements(const std::filesystem::path& path);
 Workload parse_workload(const std::string& text, const std::string& file);
 
 }  // namespace sonde::predict
