@@ -138,4 +138,36 @@ file(READ ${profile} kept_profile)
 if(NOT kept_profile STREQUAL first_profile)
   message(FATAL_ERROR "a failed fit changed the profile already written")
 endif()
+
+# Early prediction: APT on the SP2 as a table with requirements, as JSON, CSV and plots; the heat
+# example beside its measurements; a malformed spreadsheet named by line and column.
+run_ok(${SONDE} predict --machine ${MACHINES}/ibm-sp2.yaml ${EXAMPLES}/stap/apt.csv
+       --require time<=0.5s --require speedup>=200)
+if(NOT out MATCHES "time<=0.5s +yes, from n = 36" OR NOT out MATCHES "speedup>=200 +no")
+  message(FATAL_ERROR "predict printed:\n${out}")
+endif()
+run_ok(${SONDE} predict --machine ${MACHINES}/ibm-sp2.yaml ${EXAMPLES}/stap/apt.csv --nodes 256
+       --json --csv ${WORK}/apt.csv --plots ${WORK}/apt)
+string(JSON speedup GET "${out}" schemes full-overhead 0 speedup)
+if(speedup LESS 113 OR speedup GREATER 115)
+  message(FATAL_ERROR "APT's S_256 on the SP2 is ${speedup}; paper 003's Table 10 says 114")
+endif()
+foreach(file apt.csv apt/prediction.png apt/prediction.svg)
+  if(NOT EXISTS ${WORK}/${file})
+    message(FATAL_ERROR "predict wrote no ${file}")
+  endif()
+endforeach()
+run_ok(${SONDE} predict --machine ${MACHINES}/vm.yaml ${EXAMPLES}/heat/heat.csv --nodes 1,2,4
+       --measured ${EXAMPLES}/heat/measured.csv)
+if(NOT out MATCHES "Measured against predicted")
+  message(FATAL_ERROR "predict with measurements printed:\n${out}")
+endif()
+file(WRITE ${WORK}/zero-dop.csv "kind,name,work [Mflop],time [s],dop\ncomponent,A,1,2,0\n")
+expect_error("zero-dop.csv:2:5 \\(dop\\): degree of parallelism '0' is 0"
+             ${SONDE} predict --machine ${MACHINES}/ibm-sp2.yaml ${WORK}/zero-dop.csv)
+file(WRITE ${WORK}/scan.csv "kind,name,work [Mflop],time [s],dop,operation\ncomponent,A,1,2,4,\ncommunication,s,,,,scan\n")
+expect_error("collectives.scan: absent"
+             ${SONDE} predict --machine ${MACHINES}/cm-5.yaml ${WORK}/scan.csv)
+expect_error("--require" ${SONDE} predict --machine ${MACHINES}/ibm-sp2.yaml ${EXAMPLES}/stap/apt.csv
+             --require "speedup<=3")
 message(STATUS "sonde command ok")
