@@ -145,6 +145,7 @@ double Predictor::operation_seconds(std::size_t index, double n) const {
     throw input_error(o.count.cell().where(),
                       fmt::format("count '{}' is {} at n = {}", o.count.text(), count, n));
   }
+  if (n < 2) return 0;  // one node: no parallel processes to manage, no message to send
   if (o.kind == "parallelism") {
     const auto& overheads = target_.overheads;
     if (const auto it = overheads.forms.find(o.operation); it != overheads.forms.end()) {
@@ -156,7 +157,6 @@ double Predictor::operation_seconds(std::size_t index, double n) const {
     throw input_error(target_path_, fmt::format("overheads.operations.{}: absent; row {} needs it",
                                                 o.operation, o.row.where()));
   }
-  if (n < 2) return 0;  // one node sends no message
   const double bytes = o.bytes(n);
   if (!std::isfinite(bytes) || bytes < 0) {
     throw input_error(o.bytes.cell().where(),

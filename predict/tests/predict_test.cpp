@@ -157,6 +157,23 @@ TEST(Prediction, Paper004LoopDistributionAndKernels) {
   EXPECT_NEAR(parameters[0].transfer_seconds, 2 * (46e-6 + 1024 / (1 / 0.035e-6)), 1e-12);
 }
 
+// T_par from the profile's overheads: the SP2's process creation (Table 2, 1.4 ms) per node.
+TEST(Prediction, ParallelismOverheadFromTheProfile) {
+  const Workload w = parse_workload(
+      "kind,name,work [Mflop],time [s],dop,operation,count,after\n"
+      "component,A,100,1,64,,,\n"
+      "parallelism,spawn,,,,process_creation,n-1,A\n",
+      "spawn.csv");
+  const Predictor p(w, sp2(), "machines/ibm-sp2.yaml");
+  EXPECT_NEAR(p.at(1, Scheme::full_overhead).total, 1, 1e-12);
+  const Point at8 = p.at(8, Scheme::full_overhead);
+  EXPECT_NEAR(at8.parallelism, 7 * 1.4e-3, 1e-12);
+  EXPECT_NEAR(at8.total, 1.0 / 8 + 7 * 1.4e-3, 1e-12);
+  profile::Profile without = sp2();
+  without.overheads.operations.erase("process_creation");
+  EXPECT_THROW(Predictor(w, without, "x.yaml"), Error);
+}
+
 TEST(Prediction, NodesAndOutputs) {
   EXPECT_EQ(parse_nodes("1..8"), (std::vector<double>{1, 2, 4, 8}));
   EXPECT_EQ(parse_nodes("3,5"), (std::vector<double>{3, 5}));
