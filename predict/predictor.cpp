@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "core/error.hpp"
 
@@ -234,6 +235,64 @@ std::vector<ProgramParameters> Predictor::program_parameters(double n) const {
     out.push_back(pp);
   }
   return out;
+}
+
+std::string Predictor::expression() const {
+  // Computation: sum of T_1(i) over the components of each DOP.
+  std::map<std::string, double> by_dop;
+  std::vector<std::string> order;
+  for (std::size_t i = 0; i < t1_.size(); ++i) {
+    const Component& c = workload_.components[i];
+    const bool sequential = !c.loop && !c.dop.depends_on_n() && c.dop(1) == 1;
+    const std::string key =
+        c.loop       ? fmt::format("ceil(({0})/min(n, {1}))/({0})", c.loop->text(), c.dop.text())
+        : sequential ? fmt::format("1")
+        : c.dop.depends_on_n() ? fmt::format("min(n, {})", c.dop.text())
+                               : fmt::format("min(n, {:.0f})", std::floor(c.dop(1)));
+    if (!by_dop.count(key)) order.push_back(key);
+    by_dop[key] += t1_[i];
+  }
+  std::vector<std::string> terms;
+  for (const std::string& key : order) {
+    if (key == "1") {
+      terms.push_back(fmt::format("{:.5g}", by_dop[key]));
+    } else if (key.rfind("ceil", 0) == 0) {
+      terms.push_back(fmt::format("{:.5g} {}", by_dop[key], key));
+    } else {
+      terms.push_back(fmt::format("{:.5g}/{}", by_dop[key], key));
+    }
+  }
+  // Each operation: count x (t0(n) + seconds_per_byte(n) m), the forms in microseconds as the
+  // tables print them; nothing at n = 1.
+  for (std::size_t i = 0; i < workload_.operations.size(); ++i) {
+    const Operation& o = workload_.operations[i];
+    std::string cost;
+    if (o.kind == "parallelism") {
+      const auto& overheads = target_.overheads;
+      const auto form = overheads.forms.find(o.operation);
+      cost = form != overheads.forms.end()
+                 ? fmt::format("({}) us", form->second.text(1e6))
+                 : fmt::format("{:.4g} s", overheads.operations.at(o.operation).value);
+    } else if (o.operation == "point_to_point") {
+      const auto& segments = target_.point_to_point->segments;
+      cost = segments.size() == 1
+                 ? fmt::format("({:.3g} + {:.3g} m) us", segments[0].t0.value * 1e6,
+                               1e6 / segments[0].r_inf.value)
+                 : "Hockney(m)";
+    } else {
+      const profile::Collective& c = *collectives_[i];
+      cost = c.seconds_per_byte
+                 ? fmt::format("({} + ({}) m) us", c.t0.text(1e6), c.seconds_per_byte->text(1e6))
+                 : fmt::format("({}) us", c.t0.text(1e6));
+    }
+    std::string term = o.count.text() == "1" ? "" : "(" + o.count.text() + ") x ";
+    term += o.operation + " " + cost;
+    if (cost.find(" m") != std::string::npos || cost == "Hockney(m)") {
+      term += ", m = " + o.bytes.text();
+    }
+    terms.push_back("[" + term + "]");
+  }
+  return fmt::format("{}", fmt::join(terms, " + "));
 }
 
 std::vector<std::string> Predictor::grain_advice(double n) const {

@@ -87,6 +87,10 @@ class Predictor {
   Point at(double n, Scheme scheme) const;
   const Summary& summary() const { return summary_; }
   std::vector<ProgramParameters> program_parameters(double n) const;
+  // The full-overhead T_n as an expression in n, in seconds, as paper 003's Table 8 writes it:
+  // the computation grouped by degree of parallelism, then each operation's form with its count
+  // and message length substituted ("0.04 + 14.33/min(n, 256) + ...").
+  std::string expression() const;
   // Paper 003, section 5.3: where the grain is too fine for the machine.
   std::vector<std::string> grain_advice(double n) const;
   const Workload& workload() const { return workload_; }

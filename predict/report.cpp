@@ -94,6 +94,8 @@ std::string format_prediction(const Predictor& predictor, const std::vector<doub
     out += fmt::format("  {:<12} {:>14} {:>12}   {}\n", c.name, flops(c.work_flop),
                        format_seconds(c.seconds), c.how);
   }
+  out += "\nT_n in seconds (paper 003, Table 8; forms in us, m in bytes; no operation at n = 1)\n";
+  out += "  T_n = " + predictor.expression() + "\n";
   out += "\nWithout overhead (paper 003, Table 9)\n";
   out += fmt::format("  workload W                {}\n", flops(s.work_flop));
   out += fmt::format("  sequential time T_1       {}\n", format_seconds(s.t1));
@@ -179,6 +181,7 @@ nlohmann::json prediction_json(const Predictor& predictor, const std::vector<dou
   nlohmann::json out = {{"workload", predictor.workload().path.string()},
                         {"machine", predictor.target().machine.name},
                         {"components", components},
+                        {"t_n_expression", predictor.expression()},
                         {"work_flop", s.work_flop},
                         {"t1_seconds", s.t1},
                         {"t_inf_seconds", s.t_inf},

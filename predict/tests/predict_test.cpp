@@ -43,6 +43,10 @@ TEST(Stap, AptMatchesTable10) {
   EXPECT_NEAR(p.speedup, 114, 0.5);
   EXPECT_NEAR(100 * p.efficiency, 45, 0.5);
   EXPECT_NEAR(100 * p.utilization, 17, 0.5);
+  // Table 8's expression, before the forms are multiplied out: 0.03 us x 17 MB = 0.51 s.
+  EXPECT_EQ(apt.expression(),
+            "14.33/min(n, 256) + 0.04 + [alltoall (80 log n + (0.03 n^1.29) m) us, m = 17e6/n^2] + "
+            "[broadcast (52 log n + (0.029 log n) m) us, m = 80e3] + [reduce (50 log n + 16) us]");
   // The overhead per operation.
   ASSERT_EQ(p.overheads.size(), 3u);
   EXPECT_EQ(p.overheads[1].operation, "broadcast");
