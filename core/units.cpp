@@ -22,6 +22,16 @@ std::string three_digits(double value, std::string_view unit) {
 
 }  // namespace
 
+std::string format_si(double value, std::string_view unit) {
+  static constexpr std::array<std::string_view, 7> prefixes{"", "k", "M", "G", "T", "P", "E"};
+  std::size_t i = 0;
+  while (std::fabs(value) >= 1000 && i + 1 < prefixes.size()) {
+    value /= 1000;
+    ++i;
+  }
+  return fmt::format("{:.3g} {}{}", value, prefixes[i], unit);
+}
+
 std::string format_bytes(double bytes) {
   static constexpr std::array<std::string_view, 6> units{"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   std::size_t unit = 0;

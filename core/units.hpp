@@ -16,6 +16,8 @@ std::string format_seconds(double seconds);
 std::string format_bytes_per_second(double bytes_per_second);
 // "2.60 GHz".
 std::string format_hertz(double hertz);
+// Three significant digits with a decimal prefix: "266 Mflop/s", "11.5 Gflop".
+std::string format_si(double value, std::string_view unit);
 
 // Parses a byte count: "4096", "4096B", "48KiB", "48 KiB", "1.5MiB", "2GiB"; K, M, G, T alone are
 // binary too. Decimal kB, MB, GB, TB are accepted and mean powers of 1000. Anything else, a

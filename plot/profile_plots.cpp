@@ -5,6 +5,7 @@
 #include <gnuplot-iostream.h>
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <tuple>
@@ -31,28 +32,21 @@ std::string quoted(const std::string& text) {
   return out + "'";
 }
 
-// Draws `layers` under `settings` into <folder>/<stem>.png and .svg, each written to a temporary
+// Runs `draw` into <folder>/<stem>.png and .svg of `size` pixels, each written to a temporary
 // name and renamed when gnuplot has finished, so that a failed plot never leaves half a file.
 std::vector<std::filesystem::path> render(const std::filesystem::path& folder,
-                                          const std::string& stem, const std::string& settings,
-                                          const std::vector<Layer>& layers) {
+                                          const std::string& stem, const std::string& size,
+                                          const std::function<void(Gnuplot&)>& draw) {
   std::vector<std::filesystem::path> written;
-  for (const auto& [extension, terminal] :
-       {std::pair{"png", "pngcairo size 1000,650 font 'sans,11'"},
-        {"svg", "svg size 1000,650 font 'sans,11' background '#ffffff'"}}) {
+  for (const auto& [extension, terminal] : {std::pair{"png", "pngcairo font 'sans,11'"},
+                                            {"svg", "svg font 'sans,11' background '#ffffff'"}}) {
     const std::filesystem::path target = folder / (stem + "." + extension);
     const std::filesystem::path partial = folder / (stem + ".partial." + extension);
     {
       Gnuplot gp("gnuplot");
-      gp << "set terminal " << terminal << "\n";
-      gp << "set output " << quoted(partial.string()) << "\n";
-      gp << "set termoption noenhanced\n" << settings << "\n";
-      gp << "plot ";
-      for (std::size_t i = 0; i < layers.size(); ++i) {
-        gp << (i ? ", " : "") << "'-' " << layers[i].style;
-      }
-      gp << "\n";
-      for (const Layer& layer : layers) gp.send1d(layer.data);
+      gp << "set terminal " << terminal << " size " << size << "\n";
+      gp << "set output " << quoted(partial.string()) << "\nset termoption noenhanced\n";
+      draw(gp);
       gp << "unset output\n";
     }  // gnuplot exits here: the file is complete
     std::error_code error;
@@ -65,6 +59,20 @@ std::vector<std::filesystem::path> render(const std::filesystem::path& folder,
     written.push_back(target);
   }
   return written;
+}
+
+// One plot command over inline data layers, under `settings`.
+std::vector<std::filesystem::path> render(const std::filesystem::path& folder,
+                                          const std::string& stem, const std::string& settings,
+                                          const std::vector<Layer>& layers) {
+  return render(folder, stem, "1000,650", [&](Gnuplot& gp) {
+    gp << settings << "\nplot ";
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      gp << (i ? ", " : "") << "'-' " << layers[i].style;
+    }
+    gp << "\n";
+    for (const Layer& layer : layers) gp.send1d(layer.data);
+  });
 }
 
 ErrorSeries points_of(const Series& series) {
@@ -306,57 +314,37 @@ std::vector<std::filesystem::path> plot_prediction(
     return {};
   }
   std::filesystem::create_directories(folder);
-  // Three panels in one figure: each a plot command with its own inline data.
-  std::vector<std::filesystem::path> written;
-  for (const auto& [extension, terminal] :
-       {std::pair{"png", "pngcairo size 1500,500 font 'sans,10'"},
-        {"svg", "svg size 1500,500 font 'sans,10' background '#ffffff'"}}) {
-    const std::filesystem::path target = folder / (stem + "." + extension);
-    const std::filesystem::path partial = folder / (stem + ".partial." + extension);
-    {
-      Gnuplot gp("gnuplot");
-      gp << "set terminal " << terminal << "\nset termoption noenhanced\n";
-      gp << "set output " << quoted(partial.string()) << "\n";
-      gp << "set multiplot layout 1,3 title " << quoted(title) << "\n";
-      gp << "set logscale x 2\nset grid\nset xlabel 'nodes n'\nset key top left font ',9'\n";
-      for (int panel = 0; panel < 3; ++panel) {
-        gp << (panel == 0 ? "set logscale y\nset ylabel 'T_n (s)'\n"
-               : panel == 1
-                   ? "set logscale y\nset ylabel 'speedup S_n'\n"
-                   : "unset logscale y\nset ylabel 'efficiency E_n'\nset yrange [0:1.05]\n");
-        gp << "plot ";
-        for (std::size_t i = 0; i < series.size(); ++i) {
-          gp << (i ? ", " : "") << "'-' with lines lw 2 title " << quoted(series[i].scheme);
-        }
-        if (!measured.empty())
-          gp << ", '-' with points pt 7 ps 1.2 lc rgb 'black' title 'measured'";
-        gp << "\n";
-        for (const PredictionSeries& s : series) {
-          Series data;
-          for (const auto& [n, t, speedup, efficiency] : s.points) {
-            data.emplace_back(n, panel == 0 ? t : panel == 1 ? speedup : efficiency);
-          }
-          gp.send1d(data);
-        }
-        if (!measured.empty()) {
-          Series data;
-          for (const auto& [n, t] : measured) {
-            data.emplace_back(n, panel == 0 ? t : panel == 1 ? t1 / t : t1 / t / n);
-          }
-          gp.send1d(data);
-        }
+  // Three panels in one figure, each a plot command with its own inline data.
+  return render(folder, stem, "1500,500", [&](Gnuplot& gp) {
+    gp << "set multiplot layout 1,3 title " << quoted(title) << "\n";
+    gp << "set logscale x 2\nset grid\nset xlabel 'nodes n'\nset key top left font ',9'\n";
+    for (int panel = 0; panel < 3; ++panel) {
+      gp << (panel == 0   ? "set logscale y\nset ylabel 'T_n (s)'\n"
+             : panel == 1 ? "set logscale y\nset ylabel 'speedup S_n'\n"
+                          : "unset logscale y\nset ylabel 'efficiency E_n'\nset yrange [0:1.05]\n");
+      gp << "plot ";
+      for (std::size_t i = 0; i < series.size(); ++i) {
+        gp << (i ? ", " : "") << "'-' with lines lw 2 title " << quoted(series[i].scheme);
       }
-      gp << "unset multiplot\nunset output\n";
+      if (!measured.empty()) gp << ", '-' with points pt 7 ps 1.2 lc rgb 'black' title 'measured'";
+      gp << "\n";
+      for (const PredictionSeries& s : series) {
+        Series data;
+        for (const auto& [n, t, speedup, efficiency] : s.points) {
+          data.emplace_back(n, panel == 0 ? t : panel == 1 ? speedup : efficiency);
+        }
+        gp.send1d(data);
+      }
+      if (!measured.empty()) {
+        Series data;
+        for (const auto& [n, t] : measured) {
+          data.emplace_back(n, panel == 0 ? t : panel == 1 ? t1 / t : t1 / t / n);
+        }
+        gp.send1d(data);
+      }
     }
-    std::error_code error;
-    if (!std::filesystem::exists(partial) || std::filesystem::file_size(partial, error) == 0) {
-      std::filesystem::remove(partial, error);
-      throw Error(ExitCode::failure, target.string(), "gnuplot did not draw it");
-    }
-    std::filesystem::rename(partial, target);
-    written.push_back(target);
-  }
-  return written;
+    gp << "unset multiplot\n";
+  });
 }
 
 }  // namespace sonde::plot

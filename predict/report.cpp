@@ -11,15 +11,7 @@ namespace sonde::predict {
 
 namespace {
 
-std::string flops(double value) {
-  static const char* prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
-  int i = 0;
-  while (std::fabs(value) >= 1000 && i < 6) {
-    value /= 1000;
-    ++i;
-  }
-  return fmt::format("{:.3g} {}flop", value, prefixes[i]);
-}
+std::string flops(double value) { return format_si(value, "flop"); }
 
 nlohmann::json point_json(const Point& p) {
   nlohmann::json overheads = nlohmann::json::array();

@@ -14,22 +14,12 @@ namespace sonde::profile {
 
 namespace {
 
-std::string with_prefix(double value, const std::string& unit) {
-  static const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
-  int i = 0;
-  while (std::fabs(value) >= 1000 && i < 5) {
-    value /= 1000;
-    ++i;
-  }
-  return fmt::format("{:.3g} {}{}", value, prefixes[i], unit);
-}
-
 std::string format_value(double value, const std::string& unit) {
   if (unit == "s") return format_seconds(value);
   if (unit == "B") return format_bytes(value);
   if (unit == "B/s") return format_bytes_per_second(value);
   if (unit == "Hz") return format_hertz(value);
-  if (unit == "flop/s") return with_prefix(value, "flop/s");
+  if (unit == "flop/s") return format_si(value, "flop/s");
   if (unit == "s/B") return fmt::format("{:.3g} us/B", value * 1e6);
   return fmt::format("{:.3g}", value);
 }

@@ -63,3 +63,14 @@ TEST(ParseBytes, NamesTheUnknownUnit) {
 
 }  // namespace
 }  // namespace sonde
+
+namespace sonde {
+namespace {
+TEST(Units, FormatsWithDecimalPrefixes) {
+  EXPECT_EQ(format_si(266e6, "flop/s"), "266 Mflop/s");
+  EXPECT_EQ(format_si(1.44688e9, "flop"), "1.45 Gflop");
+  EXPECT_EQ(format_si(12, "flop"), "12 flop");
+  EXPECT_EQ(format_si(2.6e15, "flop/s"), "2.6 Pflop/s");
+}
+}  // namespace
+}  // namespace sonde
