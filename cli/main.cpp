@@ -143,8 +143,7 @@ int predict_verb(const PredictArguments& a) {
     const std::string title =
         fmt::format("{} on {}", std::filesystem::path(a.spreadsheet).filename().string(),
                     predictor.target().machine.name);
-    for (const auto& path :
-         sonde::plot::plot_prediction(title, series, measured, predictor.summary().t1, a.plots)) {
+    for (const auto& path : sonde::plot::plot_prediction(title, series, measured, a.plots)) {
       std::cerr << fmt::format("plot: {}\n", path.string());
     }
   }

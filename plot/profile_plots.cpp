@@ -307,8 +307,8 @@ std::vector<std::filesystem::path> plot_profile(const profile::Profile& profile,
 
 std::vector<std::filesystem::path> plot_prediction(
     const std::string& title, const std::vector<PredictionSeries>& series,
-    const std::vector<std::pair<double, double>>& measured, double t1,
-    const std::filesystem::path& folder, const std::string& stem) {
+    const std::vector<std::pair<double, double>>& measured, const std::filesystem::path& folder,
+    const std::string& stem) {
   if (!on_path("gnuplot")) {
     std::cerr << "plots: gnuplot is not on the PATH; no prediction plot\n";
     return {};
@@ -326,7 +326,12 @@ std::vector<std::filesystem::path> plot_prediction(
       for (std::size_t i = 0; i < series.size(); ++i) {
         gp << (i ? ", " : "") << "'-' with lines lw 2 title " << quoted(series[i].scheme);
       }
-      if (!measured.empty()) gp << ", '-' with points pt 7 ps 1.2 lc rgb 'black' title 'measured'";
+      // Measured speedup and efficiency are against the measured time on one node, when there
+      // is one; the time panel shows every measurement.
+      const auto one = std::find_if(measured.begin(), measured.end(),
+                                    [](const auto& m) { return m.first == 1; });
+      const bool show_measured = !measured.empty() && (panel == 0 || one != measured.end());
+      if (show_measured) gp << ", '-' with points pt 7 ps 1.2 lc rgb 'black' title 'measured'";
       gp << "\n";
       for (const PredictionSeries& s : series) {
         Series data;
@@ -335,10 +340,11 @@ std::vector<std::filesystem::path> plot_prediction(
         }
         gp.send1d(data);
       }
-      if (!measured.empty()) {
+      if (show_measured) {
         Series data;
         for (const auto& [n, t] : measured) {
-          data.emplace_back(n, panel == 0 ? t : panel == 1 ? t1 / t : t1 / t / n);
+          const double base = panel == 0 ? 0 : one->second;
+          data.emplace_back(n, panel == 0 ? t : panel == 1 ? base / t : base / t / n);
         }
         gp.send1d(data);
       }
