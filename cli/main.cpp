@@ -46,7 +46,10 @@ int topology_verb(const std::string& xml, const std::string& synthetic, bool jso
 std::filesystem::path fit_run(const std::filesystem::path& run_folder, std::string machine,
                               std::filesystem::path output, const std::filesystem::path& plots) {
   const std::vector<sonde::ResultFile> files = sonde::read_result_folder(run_folder);
-  if (machine.empty()) machine = std::filesystem::absolute(run_folder).parent_path().filename();
+  // results/<machine>/<run-id>, also when written with a trailing slash.
+  std::filesystem::path folder = std::filesystem::absolute(run_folder).lexically_normal();
+  if (!folder.has_filename()) folder = folder.parent_path();
+  if (machine.empty()) machine = folder.parent_path().filename();
   if (output.empty()) output = std::filesystem::path("machines") / (machine + ".yaml");
   const sonde::profile::Profile profile = sonde::fit::build_profile(files, machine, run_folder);
   sonde::profile::write_profile(profile, output);
@@ -129,8 +132,9 @@ int predict_verb(const PredictArguments& a) {
   if (!a.plots.empty()) {
     std::vector<sonde::plot::PredictionSeries> series;
     std::vector<double> dense;
-    for (double n = 1; n <= nodes.back() * 1.0001; n *= std::pow(2.0, 0.125))
-      dense.push_back(std::round(n));
+    for (double n = 1; n <= nodes.back() * 1.0001; n *= std::pow(2.0, 0.125)) {
+      if (dense.empty() || std::round(n) > dense.back()) dense.push_back(std::round(n));
+    }
     for (auto scheme : {predict::Scheme::theoretical, predict::Scheme::zero_overhead,
                         predict::Scheme::full_overhead}) {
       sonde::plot::PredictionSeries s{predict::to_string(scheme), {}};

@@ -249,8 +249,10 @@ void add_contention(const std::vector<ResultFile>& files, profile::Profile& p) {
 // --- overheads ---
 
 void add_overheads(const std::vector<ResultFile>& files, profile::Profile& p) {
+  // The first counter each benchmark has: the context switch's per switch (its round trip is two
+  // switches), the pipe latency's per round trip (paper 003's Table 2 column is the round trip).
   const auto rows = summary_rows(files, "overhead",
-                                 {"seconds_per_round_trip", "seconds_per_switch",
+                                 {"seconds_per_switch", "seconds_per_round_trip",
                                   "seconds_per_operation", "bytes_per_second"});
   std::map<std::string, std::vector<const SummaryRow*>> by_threads;
   for (const SummaryRow& row : rows) {
@@ -262,30 +264,14 @@ void add_overheads(const std::vector<ResultFile>& files, profile::Profile& p) {
       p.overheads.operations["thread_creation"] = measured(row, "s");
     } else if (n == "overhead.pipe.context_switch") {
       p.overheads.operations["context_switch"] = measured(row, "s");
+    } else if (n == "overhead.pipe.latency") {
+      p.overheads.operations["pipe_round_trip"] = measured(row, "s");
     } else if (n == "overhead.pipe.bandwidth") {
       p.overheads.operations["pipe_bandwidth"] = measured(row, "B/s");
     } else if (n == "overhead.sync.mutex_uncontended") {
       p.overheads.operations["thread_lock"] = measured(row, "s");
     } else if (row.params.value("part", "") == "sync" && row.params.contains("threads")) {
       by_threads[row.params.value("operation", "")].push_back(&row);
-    }
-  }
-  // The pipe's round trip is a second counter of the latency benchmark.
-  for (const ResultFile& file : files) {
-    for (const BenchmarkRecord& record : file.benchmarks) {
-      if (record.run_type == "aggregate" && record.aggregate_name == "median" &&
-          record.params.value("operation", "") == "pipe_latency") {
-        if (const auto round_trip = record.counter("seconds_per_round_trip")) {
-          for (const SummaryRow& row : rows) {
-            if (row.name != "overhead.pipe.latency") continue;
-            Quantity q = measured(row, "s");
-            const double scale = *round_trip / row.median;
-            q.value = *round_trip;
-            if (q.interval) q.interval = Interval{row.min * scale, row.max * scale, 1.0};
-            p.overheads.operations["pipe_round_trip"] = q;
-          }
-        }
-      }
     }
   }
   // Paper 003, section 3.2 (3): t = c n + d or c log n + d over the number of threads.

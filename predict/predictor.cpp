@@ -24,11 +24,15 @@ std::string to_string(Scheme scheme) {
 
 namespace {
 
-// A node's sequential rate in a profile: peak per core (one process per core), else per node.
+// A node's sequential rate in a profile (paper 000's MipsRatio and U_n use it).
 std::optional<double> node_rate(const profile::Profile& p) {
-  if (p.compute.peak_flops_per_core) return p.compute.peak_flops_per_core->value;
-  if (p.compute.peak_flops_per_node) return p.compute.peak_flops_per_node->value;
-  return std::nullopt;
+  const profile::Quantity* peak = profile::peak_flops(p);
+  return peak ? std::optional<double>(peak->value) : std::nullopt;
+}
+
+// The processors component `c` runs on at n: min(DOP, n), at least one.
+double processors(const Component& c, double n) {
+  return std::max(1.0, std::min(std::floor(c.dop(n)), n));
 }
 
 // DOP at "unrestricted n" for T_inf and N_max.
@@ -54,7 +58,7 @@ Predictor::Predictor(Workload workload, profile::Profile target, std::string tar
     if (from_kernels) {
       double seconds = 0;
       for (const auto& [op, count] : c.operations) {
-        seconds += count(1) * target_.compute.kernels.at(op + ".throughput").value;
+        seconds += count * target_.compute.kernels.at(op + ".throughput").value;
       }
       time.seconds = seconds;
       time.how = fmt::format("operation counts x {}'s kernel library", target_.machine.name);
@@ -116,13 +120,19 @@ Predictor::Predictor(Workload workload, profile::Profile target, std::string tar
     s.t_inf += component_seconds(i, std::min(dop, kUnrestricted), false);
     s.n_max = std::max(s.n_max, dop);
   }
+  // Every rate and the theoretical scheme divide by these: a spreadsheet without work or time
+  // is refused rather than predicted as infinities.
+  if (!(s.work_flop > 0) || !(s.t1 > 0)) {
+    throw input_error(workload_.path.string(),
+                      fmt::format("the components' total work ({} flop) and sequential time ({} s) "
+                                  "must both be > 0",
+                                  s.work_flop, s.t1));
+  }
   s.p1 = s.work_flop / s.t1;
   s.p_inf = s.work_flop / s.t_inf;
   s.average_parallelism = s.t1 / s.t_inf;
   s.peak = target_rate;
-  if (target_rate && target_.point_to_point && !target_.point_to_point->segments.empty()) {
-    s.sccr = *target_rate * target_.point_to_point->seconds(0);
-  }
+  s.sccr = profile::sccr(target_);
 }
 
 // Component i's time on n nodes: T_1(i) / min(DOP_i, n), or for a distributed loop the slowest
@@ -130,13 +140,12 @@ Predictor::Predictor(Workload workload, profile::Profile target, std::string tar
 double Predictor::component_seconds(std::size_t i, double n, bool uniform) const {
   const Component& c = workload_.components[i];
   const double t1 = uniform ? c.work_flop / summary_.p1 : t1_[i];
-  const double processors = std::max(1.0, std::min(std::floor(c.dop(n)), n));
+  const double used = processors(c, n);
   if (c.loop) {
-    const double iterations = std::max(1.0, std::floor((*c.loop)(n)));
-    const double used = std::min(processors, iterations);
-    return t1 * std::ceil(iterations / used) / iterations;
+    const double iterations = *c.loop;
+    return t1 * std::ceil(iterations / std::min(used, iterations)) / iterations;
   }
-  return t1 / processors;
+  return t1 / used;
 }
 
 double Predictor::operation_seconds(std::size_t index, double n) const {
@@ -204,18 +213,17 @@ std::vector<ProgramParameters> Predictor::program_parameters(double n) const {
     pp.component = c.name;
     pp.n = n;
     // Shares of the work: the loop's iterations dealt out, or T_1 split over min(DOP, n).
-    const double processors = std::max(1.0, std::min(std::floor(c.dop(n)), n));
+    const double p = processors(c, n);
     std::vector<double> shares;
     if (c.loop) {
-      const double iterations = std::max(1.0, std::floor((*c.loop)(n)));
-      const double p = std::min(processors, n);
+      const double iterations = *c.loop;
       for (double k = 0; k < p; ++k) {
         // BLOCK: ceil(N/p) to the first N mod p processors; CYCLIC deals one at a time: with
         // iterations of equal cost both give the same shares.
         shares.push_back(std::floor(iterations / p) + (k < std::fmod(iterations, p) ? 1 : 0));
       }
     } else {
-      for (double k = 0; k < n; ++k) shares.push_back(k < processors ? 1.0 : 0.0);
+      for (double k = 0; k < n; ++k) shares.push_back(k < p ? 1.0 : 0.0);
     }
     double mean = 0, square = 0;
     for (double s : shares) mean += s;
@@ -244,11 +252,11 @@ std::string Predictor::expression() const {
   for (std::size_t i = 0; i < t1_.size(); ++i) {
     const Component& c = workload_.components[i];
     const bool sequential = !c.loop && !c.dop.depends_on_n() && c.dop(1) == 1;
-    const std::string key =
-        c.loop       ? fmt::format("ceil(({0})/min(n, {1}))/({0})", c.loop->text(), c.dop.text())
-        : sequential ? fmt::format("1")
-        : c.dop.depends_on_n() ? fmt::format("min(n, {})", c.dop.text())
-                               : fmt::format("min(n, {:.0f})", std::floor(c.dop(1)));
+    const std::string key = c.loop ? fmt::format("ceil({0}/min(n, {1}))/{0}", *c.loop, c.dop.text())
+                            : sequential ? fmt::format("1")
+                            : c.dop.depends_on_n()
+                                ? fmt::format("min(n, {})", c.dop.text())
+                                : fmt::format("min(n, {:.0f})", std::floor(c.dop(1)));
     if (!by_dop.count(key)) order.push_back(key);
     by_dop[key] += t1_[i];
   }
@@ -314,8 +322,7 @@ std::vector<std::string> Predictor::grain_advice(double n) const {
       if (o.after == c.name && o.kind == "communication") messages += o.count(n);
     }
     if (messages <= 0) continue;
-    const double processors = std::max(1.0, std::min(std::floor(c.dop(n)), n));
-    const double grain = c.work_flop / processors / messages;
+    const double grain = c.work_flop / processors(c, n) / messages;
     if (grain < 10 * *s.sccr) {
       advice.push_back(fmt::format(
           "{}: {:.3g} flops per node between messages at n = {:.0f}, under 10 SCCR: too fine a "

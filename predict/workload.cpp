@@ -5,6 +5,7 @@
 #include <muParser.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <set>
 
@@ -138,7 +139,8 @@ Column parse_header(const std::string& raw, const std::string& where) {
   column.header = header;
   const auto open = header.find('[');
   std::string name = trimmed(header.substr(0, open));
-  std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   column.name = name;
   const bool quantity = units().count(name) > 0;
   if (open != std::string::npos) {
@@ -252,7 +254,7 @@ class RowReader {
                         const std::string& fallback = "") const {
     std::string value = text(name);
     if (value.empty()) value = fallback;
-    if (value.empty()) required_text(name, kind);
+    if (value.empty()) value = required_text(name, kind);  // throws: there is no value
     return compiler_.compile(value, cell(name), scale(name), allow_n);
   }
 
@@ -370,7 +372,12 @@ Workload parse_workload(const std::string& text, const std::string& file) {
       c.dop = reader.expression("dop", kind, true);
       check_dop(c.dop);
       if (reader.has("loop")) {
-        c.loop = reader.expression("loop", kind, false);
+        c.loop = reader.constant("loop", kind);
+        if (*c.loop < 1 || *c.loop != std::floor(*c.loop)) {
+          throw input_error(
+              reader.cell("loop").where(),
+              fmt::format("a loop of {} iterations; expected a whole number >= 1", *c.loop));
+        }
         const std::string d = reader.text("distribution");
         if (d.empty() || d == "BLOCK" || d == "block") {
           c.distribution = Distribution::block;
@@ -380,10 +387,13 @@ Workload parse_workload(const std::string& text, const std::string& file) {
           throw input_error(reader.cell("distribution").where(),
                             "unknown distribution '" + d + "'; expected BLOCK or CYCLIC");
         }
+      } else if (reader.has("distribution")) {
+        throw input_error(reader.cell("distribution").where(),
+                          "a distribution needs the loop it distributes (a 'loop' value)");
       }
       for (const Column& column : columns) {
         if (column.name.rfind("ops.", 0) == 0 && reader.has(column.name)) {
-          c.operations[column.name.substr(4)] = reader.expression(column.name, kind, false);
+          c.operations[column.name.substr(4)] = reader.constant(column.name, kind);
         }
       }
       if (!c.time_seconds && !c.rate_flop_per_second && c.operations.empty()) {

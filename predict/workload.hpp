@@ -63,12 +63,12 @@ struct Component {
   std::optional<double> rate_flop_per_second;  // or the sustained rate on `machine`
   std::string machine;                         // the profile the time was measured on
   Expression dop;                              // degree of parallelism, >= 1
-  // Paper 004: a loop of `loop` iterations spread BLOCK or CYCLIC; the slowest processor's share
-  // sets the time.
-  std::optional<Expression> loop;
+  // Paper 004: a loop of `loop` iterations (a whole number >= 1, constant in n) spread BLOCK or
+  // CYCLIC; the slowest processor's share sets the time.
+  std::optional<double> loop;
   Distribution distribution = Distribution::block;
   // Paper 004: operation counts ("add", "multiply", ...), costed with the target's kernel library.
-  std::map<std::string, Expression> operations;
+  std::map<std::string, double> operations;  // per run, >= 0, constant in n
 };
 
 struct Operation {

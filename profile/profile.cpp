@@ -130,9 +130,22 @@ const PointToPoint& require_point_to_point(const Profile& profile, const std::st
   return *profile.point_to_point;
 }
 
+const Quantity* peak_flops(const Profile& profile) {
+  if (profile.compute.peak_flops_per_core) return &*profile.compute.peak_flops_per_core;
+  if (profile.compute.peak_flops_per_node) return &*profile.compute.peak_flops_per_node;
+  return nullptr;
+}
+
+std::optional<double> sccr(const Profile& profile) {
+  const Quantity* peak = peak_flops(profile);
+  if (!peak || !profile.point_to_point || profile.point_to_point->segments.empty()) {
+    return std::nullopt;
+  }
+  return peak->value * profile.point_to_point->seconds(0);
+}
+
 const Quantity& require_peak_flops(const Profile& profile, const std::string& where) {
-  if (profile.compute.peak_flops_per_core) return *profile.compute.peak_flops_per_core;
-  if (profile.compute.peak_flops_per_node) return *profile.compute.peak_flops_per_node;
+  if (const Quantity* peak = peak_flops(profile)) return *peak;
   throw input_error(where, "compute.peak_flops_per_core: absent, and so is peak_flops_per_node");
 }
 

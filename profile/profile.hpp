@@ -200,6 +200,12 @@ void write_profile(const Profile& profile, const std::filesystem::path& path);  
 const Collective& require_collective(const Profile& profile, const std::string& operation,
                                      const std::string& where);
 const PointToPoint& require_point_to_point(const Profile& profile, const std::string& where);
+// The peak rate of one process: per core where the profile has it (one process per core), else
+// per node; nullptr when it has neither.
+const Quantity* peak_flops(const Profile& profile);
 const Quantity& require_peak_flops(const Profile& profile, const std::string& where);
+// Paper 003, section 5.3: SCCR = P_peak t0, the flops one process could do in the latency of a
+// 0-byte message (derived); nullopt without a peak or a Hockney fit.
+std::optional<double> sccr(const Profile& profile);
 
 }  // namespace sonde::profile

@@ -172,10 +172,9 @@ std::string format_profile(const Profile& p) {
                          1e6 / s.r_inf.value);
     }
     out += "  (m_1/2 = t0 r_inf is derived)\n";
-    if (p.compute.peak_flops_per_node) {
-      // Paper 003, section 5: the system communication-computation ratio.
-      out += fmt::format("  SCCR = P_peak t0 = {:.0f} flops per 0-byte message (derived)\n",
-                         p.compute.peak_flops_per_node->value * pp.seconds(0));
+    if (const auto ratio = sccr(p)) {
+      out +=
+          fmt::format("  SCCR = P_peak t0 = {:.0f} flops per 0-byte message (derived)\n", *ratio);
     }
     if (pp.quality) {
       out += fmt::format("  fit error mean {:.1f}% max {:.1f}% over {} sizes\n",
@@ -287,14 +286,11 @@ std::string compare_profiles(const Profile& a, const Profile& b) {
   for (const std::string& k : keys(a.overheads.operations, b.overheads.operations)) {
     row(k, in(a.overheads.operations, k), in(b.overheads.operations, k));
   }
-  // Paper 003, section 5: SCCR = P_peak t0, the flops a node could do in one message's latency.
-  const auto sccr = [](const Profile& p) -> std::optional<Quantity> {
-    if (!p.point_to_point || p.point_to_point->segments.empty() || !p.compute.peak_flops_per_node) {
-      return std::nullopt;
-    }
-    return plain(p.compute.peak_flops_per_node->value * p.point_to_point->seconds(0), "1");
+  const auto sccr_of = [](const Profile& p) -> std::optional<Quantity> {
+    const auto ratio = sccr(p);
+    return ratio ? std::optional<Quantity>(plain(*ratio, "1")) : std::nullopt;
   };
-  const auto sccr_a = sccr(a), sccr_b = sccr(b);
+  const auto sccr_a = sccr_of(a), sccr_b = sccr_of(b);
   row("SCCR = P_peak t0 (derived)", opt(sccr_a), opt(sccr_b));
   // Point-to-point and collectives at a few sizes, each from its own formula.
   Quantity px, py;

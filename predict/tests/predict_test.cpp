@@ -249,6 +249,25 @@ TEST(Malformed, UnknownOperationsAndKinds) {
   expect_rejected(kHeader + "component,A,1,2,4,,,,,,extra\n", "bad.csv:2:10: a value beyond");
 }
 
+TEST(Malformed, LoopsOperationCountsAndZeroWork) {
+  const std::string header = "kind,name,work [Mflop],time [s],dop,loop,distribution,ops.add\n";
+  expect_rejected(header + "component,A,1,2,4,0,BLOCK,\n",
+                  "bad.csv:2:6 (loop): a loop of 0 iterations; expected a whole number >= 1");
+  expect_rejected(header + "component,A,1,2,4,2.5,,\n", "a loop of 2.5 iterations");
+  expect_rejected(header + "component,A,1,2,4,,CYCLIC,\n",
+                  "bad.csv:2:7 (distribution): a distribution needs the loop it distributes");
+  expect_rejected(header + "component,A,1,,4,,,-3\n", "bad.csv:2:8 (ops.add): '-3' is -3");
+  const Workload no_work = parse_workload(header + "component,A,0,2,4,,,\n", "zero.csv");
+  try {
+    Predictor(no_work, sp2(), "machines/ibm-sp2.yaml");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("zero.csv: the components' total work (0 flop)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Malformed, AProfileLackingANeededForm) {
   profile::Profile no_scan = sp2();
   no_scan.collectives.erase("scan");
