@@ -2,16 +2,37 @@
 
 #include <fmt/format.h>
 
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 
 #include "core/error.hpp"
 
+extern char** environ;
+
 namespace sonde {
+namespace {
+
+volatile std::sig_atomic_t g_signal = 0;
+volatile pid_t g_child = 0;
+struct sigaction g_old_int {
+}, g_old_term{};
+
+extern "C" void forward_signal(int signal) {
+  g_signal = signal;
+  if (g_child > 0) ::kill(g_child, signal);
+}
+
+}  // namespace
 
 int run_program(const char* program, const std::function<int()>& body) {
   try {
@@ -39,5 +60,55 @@ bool on_path(const std::string& program) {
   }
   return false;
 }
+
+ChildExit run_child(const std::vector<std::string>& argv,
+                    const std::vector<std::string>& extra_environment) {
+  if (argv.empty()) throw usage_error("run_child", "no program");
+  std::vector<std::string> environment = extra_environment;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const std::string name = entry.substr(0, entry.find('='));
+    const bool replaced =
+        std::any_of(extra_environment.begin(), extra_environment.end(),
+                    [&](const std::string& x) { return x.rfind(name + "=", 0) == 0; });
+    if (!replaced) environment.push_back(entry);
+  }
+  std::vector<char*> args, envp;
+  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  for (const std::string& entry : environment) envp.push_back(const_cast<char*>(entry.c_str()));
+  envp.push_back(nullptr);
+  pid_t pid = 0;
+  // posix_spawnp: a launcher ("mpiexec", "srun", "valgrind") is found on the PATH.
+  const int rc = ::posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), envp.data());
+  if (rc != 0) throw io_error(argv[0], fmt::format("cannot start it: {}", std::strerror(rc)));
+  g_child = pid;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      g_child = 0;
+      throw io_error(argv[0], fmt::format("cannot wait for it: {}", std::strerror(errno)));
+    }
+  }
+  g_child = 0;
+  if (WIFSIGNALED(status)) return {true, WTERMSIG(status)};
+  return {false, WEXITSTATUS(status)};
+}
+
+SignalForwarding::SignalForwarding() {
+  g_signal = 0;
+  struct sigaction action {};
+  action.sa_handler = forward_signal;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGINT, &action, &g_old_int);
+  ::sigaction(SIGTERM, &action, &g_old_term);
+}
+
+SignalForwarding::~SignalForwarding() {
+  ::sigaction(SIGINT, &g_old_int, nullptr);
+  ::sigaction(SIGTERM, &g_old_term, nullptr);
+}
+
+int interrupting_signal() { return g_signal; }
 
 }  // namespace sonde

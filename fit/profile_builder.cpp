@@ -137,9 +137,11 @@ void add_memory(const std::vector<ResultFile>& files, profile::Profile& p) {
   }
   const nlohmann::json* context = first_context(files);
   std::map<std::string, std::uint64_t> line_bytes;
+  std::map<std::string, int> ways;  // hwloc: -1 fully associative, 0 unknown
   if (context && context->contains("topology")) {
     for (const auto& cache : (*context)["topology"].value("caches", nlohmann::json::array())) {
       line_bytes[cache.value("name", "")] = cache.value("line_bytes", 0u);
+      ways[cache.value("name", "")] = cache.value("associativity", 0);
     }
   }
   for (std::size_t i = 0; i < summary.levels.size(); ++i) {
@@ -149,6 +151,9 @@ void add_memory(const std::vector<ResultFile>& files, profile::Profile& p) {
     if (level.window.capacity_bytes > 0) out.capacity_bytes = level.window.capacity_bytes;
     if (line_bytes.count(out.name) && line_bytes[out.name] > 0)
       out.line_bytes = line_bytes[out.name];
+    if (ways.count(out.name) && ways[out.name] > 0) out.ways = ways[out.name];
+    if (ways.count(out.name) && ways[out.name] < 0 && out.capacity_bytes && out.line_bytes)
+      out.ways = *out.capacity_bytes / *out.line_bytes;
     const auto latency = level.latency_seconds.find("random.base");
     if (latency != level.latency_seconds.end()) {
       out.latency = from_plateau(latency->second, "s", "memory.latency.random.base",
@@ -243,6 +248,14 @@ void add_contention(const std::vector<ResultFile>& files, profile::Profile& p) {
   }
   ContentionFit fit = fit_contention(input);
   p.contention = fit.contention;
+  // F3's banks are the NUMA nodes whose memory the experiments bound (one where hwloc sees none).
+  if (p.contention && (p.contention->f3 || p.contention->dxbsp)) {
+    std::size_t nodes = 1;
+    if (context && context->contains("topology"))
+      nodes = std::max<std::size_t>(
+          1, (*context)["topology"].value("numa_nodes", nlohmann::json::array()).size());
+    p.contention->banks = nodes;
+  }
   p.not_fitted.insert(p.not_fitted.end(), fit.not_fitted.begin(), fit.not_fitted.end());
 }
 

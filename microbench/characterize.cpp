@@ -2,14 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <csignal>
-#include <cstring>
 #include <map>
 
 #include "core/atomic_file.hpp"
@@ -23,64 +16,8 @@
 #include "microbench/overhead_suite.hpp"
 #include "microbench/run_context.hpp"
 
-extern char** environ;
-
 namespace sonde::microbench {
 namespace {
-
-volatile std::sig_atomic_t g_signal = 0;
-volatile pid_t g_child = 0;
-
-extern "C" void forward_signal(int signal) {
-  g_signal = signal;
-  if (g_child > 0) ::kill(g_child, signal);
-}
-
-// While a part runs, an interrupt stops the part (the child) and then this run, cleanly.
-class SignalForwarding {
- public:
-  SignalForwarding() {
-    struct sigaction action {};
-    action.sa_handler = forward_signal;
-    sigemptyset(&action.sa_mask);
-    ::sigaction(SIGINT, &action, &old_int_);
-    ::sigaction(SIGTERM, &action, &old_term_);
-  }
-  ~SignalForwarding() {
-    ::sigaction(SIGINT, &old_int_, nullptr);
-    ::sigaction(SIGTERM, &old_term_, nullptr);
-  }
-
- private:
-  struct sigaction old_int_ {
-  }, old_term_{};
-};
-
-struct ChildExit {
-  bool signaled = false;
-  int code = 0;  // exit status, or the signal number
-};
-
-ChildExit run_child(const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  // posix_spawnp: a launcher ("mpiexec", "srun") is found on the PATH.
-  const int rc = ::posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), environ);
-  if (rc != 0) throw io_error(argv[0], fmt::format("cannot start it: {}", std::strerror(rc)));
-  g_child = pid;
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
-      g_child = 0;
-      throw io_error(argv[0], fmt::format("cannot wait for it: {}", std::strerror(errno)));
-    }
-  }
-  g_child = 0;
-  if (WIFSIGNALED(status)) return {true, WTERMSIG(status)};
-  return {false, WEXITSTATUS(status)};
-}
 
 nlohmann::json read_manifest(const std::filesystem::path& path) {
   try {
@@ -309,7 +246,6 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options,
   }
 
   SignalForwarding forwarding;
-  g_signal = 0;
   std::vector<std::string> failed;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const SuiteRun& suite = *parts[i].first;
@@ -328,7 +264,8 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options,
     argv.insert(argv.end(), suite.arguments.begin(), suite.arguments.end());
     argv.insert(argv.end(), {"--part=" + part, "--out=" + file.string(), "--progress"});
     const ChildExit exit = run_child(argv);
-    if (g_signal != 0 || (exit.signaled && (exit.code == SIGINT || exit.code == SIGTERM))) {
+    if (interrupting_signal() != 0 ||
+        (exit.signaled && (exit.code == SIGINT || exit.code == SIGTERM))) {
       throw Error(ExitCode::interrupted, "sonde characterize",
                   fmt::format("interrupted during part {}; the finished parts are kept in {}; "
                               "continue with: sonde characterize --resume (and the same options)",

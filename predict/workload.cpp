@@ -1,6 +1,7 @@
 #include "predict/workload.hpp"
 
-#include <csv.h>
+#include "predict/csv_table.hpp"
+
 #include <fmt/format.h>
 #include <muParser.h>
 
@@ -68,70 +69,6 @@ struct Column {
   double scale = 1;
   std::string header;  // as written
 };
-
-// One row as read: its physical line and its cells.
-struct Row {
-  std::size_t line = 0;
-  std::vector<std::string> cells;
-};
-
-struct CsvState {
-  std::vector<Row> rows;
-  Row current;
-  std::size_t line = 1;
-  bool in_row = false;
-};
-
-void on_field(void* data, std::size_t length, void* state_ptr) {
-  auto* state = static_cast<CsvState*>(state_ptr);
-  if (!state->in_row) {
-    state->current = Row{state->line, {}};
-    state->in_row = true;
-  }
-  state->current.cells.emplace_back(data ? static_cast<const char*>(data) : "", data ? length : 0);
-}
-
-void on_row(int, void* state_ptr) {
-  auto* state = static_cast<CsvState*>(state_ptr);
-  if (state->in_row) state->rows.push_back(std::move(state->current));
-  state->in_row = false;
-}
-
-std::vector<Row> parse_csv(const std::string& text, const std::string& file) {
-  csv_parser parser;
-  if (csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
-    throw Error(ExitCode::failure, file, "libcsv could not start");
-  }
-  CsvState state;
-  // Line by line, so that every row knows the line it starts on.
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    end = end == std::string::npos ? text.size() : end + 1;
-    if (csv_parse(&parser, text.data() + start, end - start, on_field, on_row, &state) !=
-        end - start) {
-      const std::string why = csv_strerror(csv_error(&parser));
-      csv_free(&parser);
-      throw input_error(fmt::format("{}:{}", file, state.line), "not valid CSV: " + why);
-    }
-    start = end;
-    ++state.line;
-  }
-  if (csv_fini(&parser, on_field, on_row, &state) != 0) {
-    const std::string why = csv_strerror(csv_error(&parser));
-    csv_free(&parser);
-    throw input_error(fmt::format("{}:{}", file, state.line - 1),
-                      "not valid CSV at the end of the file: " + why);
-  }
-  csv_free(&parser);
-  return state.rows;
-}
-
-std::string trimmed(const std::string& text) {
-  const auto first = text.find_first_not_of(" \t\r");
-  if (first == std::string::npos) return "";
-  return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
-}
 
 Column parse_header(const std::string& raw, const std::string& where) {
   const std::string header = trimmed(raw);
@@ -214,7 +151,7 @@ namespace {
 
 class RowReader {
  public:
-  RowReader(const Row& row, const std::vector<Column>& columns, const std::string& file,
+  RowReader(const CsvRow& row, const std::vector<Column>& columns, const std::string& file,
             ExpressionCompiler& compiler)
       : row_(row), columns_(columns), file_(file), compiler_(compiler) {}
 
@@ -272,7 +209,7 @@ class RowReader {
   const std::vector<Column>& columns() const { return columns_; }
 
  private:
-  const Row& row_;
+  const CsvRow& row_;
   const std::vector<Column>& columns_;
   const std::string& file_;
   ExpressionCompiler& compiler_;
@@ -293,7 +230,7 @@ void check_dop(const Expression& dop) {
 }  // namespace
 
 Workload parse_workload(const std::string& text, const std::string& file) {
-  const std::vector<Row> rows = parse_csv(text, file);
+  const std::vector<CsvRow> rows = parse_csv(text, file);
   if (rows.empty()) throw input_error(file, "empty; expected a header row and workload rows");
   std::vector<Column> columns;
   for (std::size_t i = 0; i < rows.front().cells.size(); ++i) {
@@ -313,7 +250,7 @@ Workload parse_workload(const std::string& text, const std::string& file) {
   ExpressionCompiler compiler(w);
   std::set<std::string> names;
   for (std::size_t r = 1; r < rows.size(); ++r) {
-    const Row& row = rows[r];
+    const CsvRow& row = rows[r];
     if (!row.cells.empty() && trimmed(row.cells[0]).rfind('#', 0) == 0) continue;  // a comment
     if (row.cells.size() > columns.size()) {
       bool extra = false;
@@ -448,7 +385,7 @@ namespace sonde::predict {
 
 std::vector<std::pair<double, double>> read_measurements(const std::filesystem::path& path) {
   const std::string file = path.string();
-  const std::vector<Row> rows = parse_csv(read_file(path), file);
+  const std::vector<CsvRow> rows = parse_csv(read_file(path), file);
   if (rows.empty()) throw input_error(file, "empty; expected columns n and time [s]");
   std::optional<std::size_t> n_column, time_column;
   double scale = 1;
@@ -470,7 +407,7 @@ std::vector<std::pair<double, double>> read_measurements(const std::filesystem::
   }
   std::vector<std::pair<double, double>> out;
   for (std::size_t r = 1; r < rows.size(); ++r) {
-    const Row& row = rows[r];
+    const CsvRow& row = rows[r];
     if (!row.cells.empty() && trimmed(row.cells[0]).rfind('#', 0) == 0) continue;
     const auto number = [&](std::size_t column) {
       const std::string text = column < row.cells.size() ? trimmed(row.cells[column]) : "";

@@ -105,6 +105,7 @@ struct MemoryLevel {
   std::string name;                             // "L1d", "L2", "L3", "DRAM"
   std::optional<std::uint64_t> capacity_bytes;  // as the system reports it (hwloc), per instance
   std::optional<std::uint64_t> line_bytes;
+  std::optional<std::uint64_t> ways;  // associativity; a fully associative cache has capacity/line
   std::optional<Quantity> detected_capacity;  // B: where the latency left this level's plateau
   std::optional<Quantity> latency;            // s per dependent load
   std::map<std::string, Quantity> bandwidth;  // B/s by "kernel/threads": "triad/2"
@@ -126,6 +127,9 @@ const std::vector<std::string>& known_count_terms();
 
 struct Contention {
   std::string counts;  // "papi" (measured) or "derived": where the F weights' counts came from
+  // F3's banks: the memory units whose accesses queue separately (paper 002: 8 interleaved
+  // banks; today: NUMA nodes). LM(b) and WB(b) are counted per bank.
+  std::optional<std::uint64_t> banks;
   std::optional<BspParameters> qsm, ebsp, dxbsp;
   std::optional<CounterWeights> f1, f2, f3;
   bool operator==(const Contention&) const = default;

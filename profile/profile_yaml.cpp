@@ -285,13 +285,18 @@ std::vector<MemoryLevel> read_memory(const Reader& r, const YAML::Node& node) {
     const std::string path = fmt::format("memory[{}]", i);
     const YAML::Node& n = node[i];
     r.map(n, path,
-          {"name", "capacity_bytes", "line_bytes", "detected_capacity", "latency", "bandwidth"},
+          {"name", "capacity_bytes", "line_bytes", "ways", "detected_capacity", "latency",
+           "bandwidth"},
           {"name"});
     MemoryLevel level;
     level.name = r.text(n["name"], path + ".name");
     if (n["capacity_bytes"])
       level.capacity_bytes = r.count(n["capacity_bytes"], path + ".capacity_bytes");
     if (n["line_bytes"]) level.line_bytes = r.count(n["line_bytes"], path + ".line_bytes");
+    if (n["ways"]) {
+      level.ways = r.count(n["ways"], path + ".ways");
+      if (*level.ways == 0) r.fail(n["ways"], path + ".ways", "expected at least 1 way");
+    }
     if (n["detected_capacity"]) {
       level.detected_capacity =
           r.quantity(n["detected_capacity"], path + ".detected_capacity", {"B"});
@@ -328,7 +333,7 @@ CounterWeights read_weights(const Reader& r, const YAML::Node& node, const std::
 }
 
 Contention read_contention(const Reader& r, const YAML::Node& node) {
-  r.map(node, "contention", {"counts", "qsm", "ebsp", "dxbsp", "f1", "f2", "f3"});
+  r.map(node, "contention", {"counts", "banks", "qsm", "ebsp", "dxbsp", "f1", "f2", "f3"});
   Contention c;
   if (node["counts"]) {
     c.counts = r.text(node["counts"], "contention.counts");
@@ -336,6 +341,10 @@ Contention read_contention(const Reader& r, const YAML::Node& node) {
       r.fail(node["counts"], "contention.counts",
              "expected papi (measured counters), derived or transcribed, found '" + c.counts + "'");
     }
+  }
+  if (node["banks"]) {
+    c.banks = r.count(node["banks"], "contention.banks");
+    if (*c.banks == 0) r.fail(node["banks"], "contention.banks", "expected at least 1 bank");
   }
   if (node["qsm"]) c.qsm = read_bsp(r, node["qsm"], "contention.qsm");
   if (node["ebsp"]) c.ebsp = read_bsp(r, node["ebsp"], "contention.ebsp");
@@ -618,6 +627,7 @@ std::string to_yaml(const Profile& p) {
         out << YAML::Key << "capacity_bytes" << YAML::Value << *level.capacity_bytes;
       }
       if (level.line_bytes) out << YAML::Key << "line_bytes" << YAML::Value << *level.line_bytes;
+      if (level.ways) out << YAML::Key << "ways" << YAML::Value << *level.ways;
       if (level.detected_capacity) {
         out << YAML::Key << "detected_capacity" << YAML::Value;
         emit_quantity(out, *level.detected_capacity);
@@ -639,6 +649,7 @@ std::string to_yaml(const Profile& p) {
     const Contention& k = *p.contention;
     out << YAML::Key << "contention" << YAML::Value << YAML::BeginMap;
     emit_text(out, "counts", k.counts);
+    if (k.banks) out << YAML::Key << "banks" << YAML::Value << *k.banks;
     const auto bsp = [&](const char* key, const std::optional<BspParameters>& b) {
       if (!b) return;
       out << YAML::Key << key << YAML::Value << YAML::BeginMap;

@@ -47,13 +47,16 @@ Profile full_profile() {
   l1.name = "L1d";
   l1.capacity_bytes = 49152;
   l1.line_bytes = 64;
+  l1.ways = 12;
   l1.detected_capacity = q(49152, "B", Origin::fitted);
   l1.latency = q(1.0e-9, "s");
   l1.bandwidth["triad/2"] = q(5.2e11, "B/s");
-  p.memory = {l1,
-              MemoryLevel{"DRAM", std::nullopt, std::nullopt, std::nullopt, q(1.5e-7, "s"), {}}};
+  p.memory = {
+      l1, MemoryLevel{
+              "DRAM", std::nullopt, std::nullopt, std::nullopt, std::nullopt, q(1.5e-7, "s"), {}}};
   Contention c;
   c.counts = "derived";
+  c.banks = 2;
   c.qsm = BspParameters{q(1e-10, "s"), q(2e-9, "s"), q(1e-10, "s"), q(3e-8, "s")};
   c.f2 = CounterWeights{{"llc_misses", q(1e-8, "s", Origin::fitted)},
                         {"llc_writebacks", q(0, "s", Origin::fitted)}};

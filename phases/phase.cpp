@@ -1,0 +1,224 @@
+// The collecting side of sonde/phase.h. Each thread keeps its own record (wall time per phase
+// and, with PAPI, its own event counts), so that markers in different threads never contend; the
+// records are written as one JSON file when the process exits. Under valgrind's callgrind the
+// markers also zero the thread's simulated counts at a phase's start and dump them at its end,
+// labelled with the thread and the phase, for `sonde counters` to read.
+#include "sonde/phase.h"
+
+#include <papi.h>
+#include <pthread.h>
+#include <unistd.h>
+#include <valgrind/callgrind.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <deque>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+int sonde_phase_collecting = 0;
+
+namespace {
+
+enum class Mode { time, papi, callgrind };
+
+struct PhaseTotals {
+  long long occurrences = 0;
+  double seconds = 0;
+  std::vector<long long> counts;  // one per event, PAPI mode only
+};
+
+struct ThreadRecord {
+  int index = 0;
+  int event_set = PAPI_NULL;
+  bool counting = false;
+  std::string open_phase;  // empty between phases
+  double opened_at = 0;
+  std::vector<long long> at_open;
+  std::map<std::string, PhaseTotals> phases;
+};
+
+struct Recorder {
+  std::string record_prefix;
+  Mode mode = Mode::time;
+  std::vector<std::pair<std::string, std::string>> events;  // kind, PAPI event name
+  std::mutex mutex;
+  std::deque<ThreadRecord> threads;  // a deque: records never move once a thread holds one
+  std::vector<std::string> errors;
+};
+
+Recorder& recorder() {
+  static Recorder* r = new Recorder;  // never destroyed: threads may mark phases during exit
+  return *r;
+}
+
+thread_local ThreadRecord* t_record = nullptr;
+
+double now_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+void add_error(const std::string& what) {
+  Recorder& r = recorder();
+  std::lock_guard lock(r.mutex);
+  if (r.errors.size() < 20) r.errors.push_back(what);
+}
+
+unsigned long thread_id() { return static_cast<unsigned long>(pthread_self()); }
+
+ThreadRecord& this_thread() {
+  if (t_record != nullptr) return *t_record;
+  Recorder& r = recorder();
+  {
+    std::lock_guard lock(r.mutex);
+    r.threads.emplace_back();
+    t_record = &r.threads.back();
+    t_record->index = static_cast<int>(r.threads.size()) - 1;
+  }
+  ThreadRecord& t = *t_record;
+  if (r.mode == Mode::papi) {
+    int rc = PAPI_create_eventset(&t.event_set);
+    for (const auto& [kind, event] : r.events) {
+      if (rc != PAPI_OK) break;
+      rc = PAPI_add_named_event(t.event_set, event.c_str());
+      if (rc != PAPI_OK) {
+        add_error("thread " + std::to_string(t.index) + ": PAPI cannot count " + event + " (" +
+                  kind + "): " + PAPI_strerror(rc));
+      }
+    }
+    if (rc == PAPI_OK) rc = PAPI_start(t.event_set);
+    t.counting = rc == PAPI_OK;
+    if (!t.counting && !r.events.empty())
+      add_error("thread " + std::to_string(t.index) +
+                ": PAPI counting failed: " + PAPI_strerror(rc));
+    t.at_open.assign(r.events.size(), 0);
+  }
+  return t;
+}
+
+void write_record() {
+  Recorder& r = recorder();
+  std::lock_guard lock(r.mutex);
+  nlohmann::json threads = nlohmann::json::array();
+  for (const ThreadRecord& t : r.threads) {
+    nlohmann::json phases = nlohmann::json::array();
+    for (const auto& [name, totals] : t.phases) {
+      nlohmann::json phase = {
+          {"name", name}, {"occurrences", totals.occurrences}, {"seconds", totals.seconds}};
+      if (t.counting) {
+        nlohmann::json counts = nlohmann::json::object();
+        for (std::size_t e = 0; e < r.events.size() && e < totals.counts.size(); ++e)
+          counts[r.events[e].first] = totals.counts[e];
+        phase["counts"] = counts;
+      }
+      phases.push_back(phase);
+    }
+    if (!t.open_phase.empty())
+      r.errors.push_back("thread " + std::to_string(t.index) + ": phase '" + t.open_phase +
+                         "' begun but never ended");
+    threads.push_back({{"thread", t.index}, {"phases", phases}});
+  }
+  nlohmann::json events = nlohmann::json::object();
+  for (const auto& [kind, event] : r.events) events[kind] = event;
+  const char* modes[] = {"time", "papi", "callgrind"};
+  const nlohmann::json record = {{"pid", static_cast<long>(getpid())},
+                                 {"mode", modes[static_cast<int>(r.mode)]},
+                                 {"events", events},
+                                 {"errors", r.errors},
+                                 {"threads", threads}};
+  // Written whole or not at all: a temporary name, then a rename.
+  const std::string path = r.record_prefix + "." + std::to_string(getpid()) + ".json";
+  const std::string temporary = path + ".partial";
+  {
+    std::ofstream out(temporary);
+    out << record.dump(1) << '\n';
+    if (!out) {
+      std::fprintf(stderr, "sonde phase: cannot write %s\n", temporary.c_str());
+      return;
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0)
+    std::fprintf(stderr, "sonde phase: cannot rename %s to %s\n", temporary.c_str(), path.c_str());
+}
+
+// Reads the environment before main: SONDE_PHASE_RECORD (where to write), SONDE_PHASE_MODE
+// (time, papi or callgrind) and SONDE_PHASE_PAPI_EVENTS ("loads=PAPI_LD_INS,stores=...").
+__attribute__((constructor)) void start_collecting() {
+  const char* prefix = std::getenv("SONDE_PHASE_RECORD");
+  if (prefix == nullptr || *prefix == '\0') return;
+  Recorder& r = recorder();
+  r.record_prefix = prefix;
+  const std::string mode = std::getenv("SONDE_PHASE_MODE") ? std::getenv("SONDE_PHASE_MODE") : "";
+  if (mode == "papi") r.mode = Mode::papi;
+  if (mode == "callgrind") r.mode = Mode::callgrind;
+  if (r.mode == Mode::papi) {
+    const char* list = std::getenv("SONDE_PHASE_PAPI_EVENTS");
+    std::string text = list ? list : "";
+    std::size_t start = 0;
+    while (start < text.size()) {
+      std::size_t end = text.find(',', start);
+      if (end == std::string::npos) end = text.size();
+      const std::string item = text.substr(start, end - start);
+      const std::size_t eq = item.find('=');
+      if (eq != std::string::npos) r.events.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+      start = end + 1;
+    }
+    int rc = PAPI_library_init(PAPI_VER_CURRENT);
+    if (rc != PAPI_VER_CURRENT) {
+      r.errors.push_back(std::string("PAPI_library_init failed: ") + PAPI_strerror(rc));
+      r.events.clear();
+    } else if ((rc = PAPI_thread_init(thread_id)) != PAPI_OK) {
+      r.errors.push_back(std::string("PAPI_thread_init failed: ") + PAPI_strerror(rc));
+      r.events.clear();
+    }
+  }
+  std::atexit(write_record);
+  sonde_phase_collecting = 1;
+}
+
+}  // namespace
+
+extern "C" void sonde_phase_record_begin(const char* name) {
+  ThreadRecord& t = this_thread();
+  if (!t.open_phase.empty()) {
+    add_error("thread " + std::to_string(t.index) + ": phase '" + name + "' begun inside '" +
+              t.open_phase + "' (phases do not nest)");
+    return;
+  }
+  t.open_phase = name;
+  if (t.counting) PAPI_read(t.event_set, t.at_open.data());
+  if (recorder().mode == Mode::callgrind) CALLGRIND_ZERO_STATS;
+  t.opened_at = now_seconds();
+}
+
+extern "C" void sonde_phase_record_end(const char* name) {
+  const double closed_at = now_seconds();
+  ThreadRecord& t = this_thread();
+  if (t.open_phase != name) {
+    add_error("thread " + std::to_string(t.index) + ": phase '" + name + "' ended " +
+              (t.open_phase.empty() ? std::string("without a begin")
+                                    : "while '" + t.open_phase + "' is open"));
+    return;
+  }
+  if (recorder().mode == Mode::callgrind) {
+    const std::string label = "sonde phase " + std::to_string(t.index) + " " + name;
+    CALLGRIND_DUMP_STATS_AT(label.c_str());
+  }
+  PhaseTotals& totals = t.phases[name];
+  if (t.counting) {
+    std::vector<long long> now(t.at_open.size(), 0);
+    PAPI_read(t.event_set, now.data());
+    totals.counts.resize(now.size(), 0);
+    for (std::size_t e = 0; e < now.size(); ++e) totals.counts[e] += now[e] - t.at_open[e];
+  }
+  totals.occurrences += 1;
+  totals.seconds += closed_at - t.opened_at;
+  t.open_phase.clear();
+}
