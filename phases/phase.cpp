@@ -34,7 +34,8 @@ struct PhaseTotals {
 };
 
 struct ThreadRecord {
-  int index = 0;
+  int index = 0;      // in the order of first markers
+  int processor = -1;  // as the program named it, if it did
   int event_set = PAPI_NULL;
   bool counting = false;
   std::string open_phase;  // empty between phases
@@ -123,12 +124,20 @@ void write_record() {
     if (!t.open_phase.empty())
       r.errors.push_back("thread " + std::to_string(t.index) + ": phase '" + t.open_phase +
                          "' begun but never ended");
-    threads.push_back({{"thread", t.index}, {"phases", phases}});
+    threads.push_back({{"thread", t.processor >= 0 ? t.processor : t.index},
+                       {"named", t.processor >= 0},
+                       {"phases", phases}});
   }
   nlohmann::json events = nlohmann::json::object();
   for (const auto& [kind, event] : r.events) events[kind] = event;
   const char* modes[] = {"time", "papi", "callgrind"};
+  // An MPI launcher says which rank this process is.
+  long rank = -1;
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"}) {
+    if (const char* value = std::getenv(name); value != nullptr && rank < 0) rank = std::atol(value);
+  }
   const nlohmann::json record = {{"pid", static_cast<long>(getpid())},
+                                 {"rank", rank},
                                  {"mode", modes[static_cast<int>(r.mode)]},
                                  {"events", events},
                                  {"errors", r.errors},
@@ -185,6 +194,11 @@ __attribute__((constructor)) void start_collecting() {
 
 }  // namespace
 
+extern "C" void sonde_phase_set_processor(int processor) {
+  if (!sonde_phase_collecting) return;
+  this_thread().processor = processor;
+}
+
 extern "C" void sonde_phase_record_begin(const char* name) {
   ThreadRecord& t = this_thread();
   if (!t.open_phase.empty()) {
@@ -208,7 +222,8 @@ extern "C" void sonde_phase_record_end(const char* name) {
     return;
   }
   if (recorder().mode == Mode::callgrind) {
-    const std::string label = "sonde phase " + std::to_string(t.index) + " " + name;
+    const int processor = t.processor >= 0 ? t.processor : t.index;
+    const std::string label = "sonde phase " + std::to_string(processor) + " " + name;
     CALLGRIND_DUMP_STATS_AT(label.c_str());
   }
   PhaseTotals& totals = t.phases[name];

@@ -18,6 +18,10 @@ extern "C" {
 /* Non-zero while sonde collects; set once, before main, from the environment. */
 extern int sonde_phase_collecting;
 
+/* Names the calling thread's processor (0, 1, ...) in the counts; without it threads are
+ * numbered in the order of their first marker, which may differ from run to run. */
+void sonde_phase_set_processor(int processor);
+
 void sonde_phase_record_begin(const char* name);
 void sonde_phase_record_end(const char* name);
 
