@@ -4,6 +4,9 @@
 #include <cmath>
 #include <sstream>
 
+#include <fmt/ranges.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -13,12 +16,17 @@
 #include "core/results.hpp"
 #include "core/units.hpp"
 #include "core/version.hpp"
+#include "counters/collect.hpp"
 #include "fit/memory_levels.hpp"
 #include "fit/profile_builder.hpp"
 #include "fit/suite_summaries.hpp"
 #include "microbench/characterize.hpp"
 #include "microbench/topology.hpp"
 #include "plot/profile_plots.hpp"
+#include "predict/counter_file.hpp"
+#include "predict/counter_model.hpp"
+#include "predict/counter_report.hpp"
+#include "predict/extrapolate.hpp"
 #include "predict/predictor.hpp"
 #include "predict/report.hpp"
 #include "predict/workload.hpp"
@@ -63,7 +71,7 @@ std::filesystem::path fit_run(const std::filesystem::path& run_folder, std::stri
 
 struct PredictArguments {
   std::string spreadsheet, machine, nodes, csv, plots, measured;
-  std::vector<std::string> references, requirements;
+  std::vector<std::string> references, requirements, counters;
   double max_nodes = 0;
   bool json = false;
 };
@@ -73,6 +81,21 @@ struct PredictArguments {
 int predict_verb(const PredictArguments& a) {
   namespace predict = sonde::predict;
   const std::filesystem::path machine_path = a.machine;
+  if (a.spreadsheet.empty() == a.counters.empty()) {
+    throw sonde::usage_error("predict",
+                             "give a workload spreadsheet or --counters files, one of them");
+  }
+  if (!a.counters.empty()) {
+    // Paper 002: F and the BSP-like functions from the counts of each phase.
+    const auto table = predict::read_counter_files({a.counters.begin(), a.counters.end()});
+    const auto predictions = predict::predict_table(
+        table, sonde::profile::read_profile(machine_path), machine_path.string());
+    if (a.json)
+      std::cout << predict::counter_predictions_json(predictions).dump(2) << "\n";
+    else
+      std::cout << predict::format_counter_predictions(predictions);
+    return 0;
+  }
   predict::PredictOptions options;
   for (const std::string& path : a.references) {
     auto profile = sonde::profile::read_profile(path);
@@ -151,6 +174,120 @@ int predict_verb(const PredictArguments& a) {
       std::cerr << fmt::format("plot: {}\n", path.string());
     }
   }
+  return 0;
+}
+
+struct CountersArguments {
+  std::vector<std::string> command, papi_events;
+  std::string output, machine, source = "auto";
+  double size = 0;
+  int repetitions = 5;
+};
+
+// `sonde counters`: a phase-marked program's counter file at one problem size.
+int counters_verb(const CountersArguments& a) {
+  namespace fs = std::filesystem;
+  sonde::counters::CollectOptions options;
+  options.command = a.command;
+  options.size = a.size;
+  options.repetitions = a.repetitions;
+  options.source = sonde::counters::source_named(a.source);
+  options.papi_overrides = a.papi_events;
+  std::optional<sonde::profile::Profile> machine;
+  if (!a.machine.empty()) {
+    machine = sonde::profile::read_profile(a.machine);
+    options.machine = &*machine;
+    options.machine_name = a.machine;
+  }
+  options.work_folder = fs::temp_directory_path() / fmt::format("sonde-counters-{}", ::getpid());
+  options.progress = [](const std::string& text) { std::cerr << "counters: " << text << "\n"; };
+  sonde::ensure_writable_folder(fs::absolute(a.output).parent_path());
+  const auto collected = sonde::counters::collect(options);
+  for (const auto& note : collected.notes) std::cerr << "counters: " << note << "\n";
+  sonde::predict::write_counter_file(a.output, collected.table);
+  fs::remove_all(options.work_folder);
+  std::cerr << fmt::format("counters: {} phases, counts from {}; written to {}\n",
+                           collected.table.phases.size(), collected.counts_source, a.output);
+  return 0;
+}
+
+struct ExtrapolateArguments {
+  std::vector<std::string> pilots, measured;
+  std::string machine, sizes, output;
+  int resamples = 100;
+  bool json = false;
+};
+
+// `sonde extrapolate`: counts fitted in the problem size from pilot runs, forecast at the target
+// sizes and predicted through F (paper 002, section 5.4); against measured counts and times
+// where given (Table 4).
+int extrapolate_verb(const ExtrapolateArguments& a) {
+  namespace predict = sonde::predict;
+  const auto pilots = predict::read_counter_files({a.pilots.begin(), a.pilots.end()});
+  const auto profile = sonde::profile::read_profile(a.machine);
+  std::vector<double> sizes;
+  std::optional<predict::CounterTable> measured;
+  if (!a.measured.empty())
+    measured = predict::read_counter_files({a.measured.begin(), a.measured.end()});
+  if (!a.sizes.empty()) {
+    std::istringstream list(a.sizes);
+    for (std::string word; std::getline(list, word, ',');) {
+      std::size_t used = 0;
+      double size = 0;
+      try {
+        size = std::stod(word, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != word.size() || !(size > 0)) {
+        throw sonde::usage_error("--size",
+                                 fmt::format("'{}': expected sizes > 0, as 2e6,4e6", word));
+      }
+      sizes.push_back(size);
+    }
+  } else if (measured) {
+    sizes = measured->sizes();
+  } else {
+    throw sonde::usage_error("--size", "give the sizes to forecast, or --measured counter files");
+  }
+  const std::string pilots_name = fmt::format("{}", fmt::join(a.pilots, ", "));
+  const auto extrapolation = predict::extrapolate(pilots, sizes, pilots_name, a.resamples);
+  if (!a.output.empty()) predict::write_counter_file(a.output, extrapolation.forecast);
+  const auto forecast = predict::predict_table(extrapolation.forecast, profile, a.machine);
+  const auto low = predict::predict_table(predict::interval_end(extrapolation.forecast, false),
+                                          profile, a.machine);
+  const auto high = predict::predict_table(predict::interval_end(extrapolation.forecast, true),
+                                           profile, a.machine);
+  std::vector<predict::ExtrapolatedPoint> points;
+  for (std::size_t i = 0; i < forecast.size(); ++i) {
+    predict::ExtrapolatedPoint point;
+    point.extrapolated = forecast[i];
+    point.f_low = low[i].function("F")->seconds;
+    point.f_high = high[i].function("F")->seconds;
+    const predict::PhaseCounts* counted =
+        measured ? measured->find(forecast[i].phase, forecast[i].size) : nullptr;
+    if (counted) {
+      point.measured_counts = predict::predict_phase(*counted, profile, a.machine);
+      point.extrapolated.measured = point.measured_counts.measured;
+    } else {
+      if (measured) {
+        throw sonde::input_error(
+            fmt::format("{}", fmt::join(a.measured, ", ")),
+            fmt::format("phase '{}' at size {}: absent", forecast[i].phase, forecast[i].size));
+      }
+      point.measured_counts = point.extrapolated;
+    }
+    points.push_back(point);
+  }
+  if (a.json) {
+    std::cout << nlohmann::json{{"points", predict::table4_json(points)}}.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << fmt::format(
+      "Counts fitted on {} pilot sizes ({}), forms chosen by cross-validation\n",
+      pilots.sizes().size(), fmt::join(pilots.sizes(), ", "));
+  std::cout << predict::format_count_fits(extrapolation.fits) << "\n";
+  std::cout << predict::format_table4(points);
   return 0;
 }
 
@@ -262,8 +399,13 @@ int main(int argc, char** argv) {
         "Predict a workload spreadsheet on a machine profile (paper 003's early prediction)");
     PredictArguments predict_arguments;
     predict
-        ->add_option("spreadsheet", predict_arguments.spreadsheet, "The workload spreadsheet (CSV)")
-        ->required()
+        ->add_option("spreadsheet", predict_arguments.spreadsheet,
+                     "The workload spreadsheet (CSV); or --counters")
+        ->check(CLI::ExistingFile);
+    predict
+        ->add_option("--counters", predict_arguments.counters,
+                     "Counter files (sonde counters): paper 002's F and BSP-like functions per "
+                     "phase, with E where times were measured")
         ->check(CLI::ExistingFile);
     predict->add_option("--machine", predict_arguments.machine, "The target machine's profile")
         ->required()
@@ -285,6 +427,55 @@ int main(int argc, char** argv) {
                         "Folder for prediction.{png,svg}: time, speedup, efficiency against n");
     predict->add_option("--measured", predict_arguments.measured,
                         "Measured times (CSV: n, time [s]) to set beside the prediction");
+
+    auto* counters = app.add_subcommand(
+        "counters", "Run a phase-marked program and write its counter file (times and counts)");
+    CountersArguments counters_arguments;
+    counters->add_option("command", counters_arguments.command, "-- program and its arguments")
+        ->required();
+    counters->add_option("--size", counters_arguments.size, "The run's problem size, n")
+        ->required();
+    counters->add_option("-o,--output", counters_arguments.output, "The counter file to write")
+        ->required();
+    counters
+        ->add_option("--machine", counters_arguments.machine,
+                     "Target profile: the cache geometry valgrind simulates")
+        ->check(CLI::ExistingFile);
+    counters
+        ->add_option("--source", counters_arguments.source,
+                     "auto (PAPI where it counts everything, else valgrind), papi, valgrind, time")
+        ->capture_default_str();
+    counters
+        ->add_option("--repetitions", counters_arguments.repetitions,
+                     "Native runs timed (the median, and the range as spread)")
+        ->capture_default_str();
+    counters->add_option("--papi-event", counters_arguments.papi_events,
+                         "KIND=EVENT: count KIND (loads, llc_writebacks, ...) with another event");
+
+    auto* extrapolate = app.add_subcommand(
+        "extrapolate",
+        "Forecast counts at large sizes from pilot runs and predict through F (paper 002, 5.4)");
+    ExtrapolateArguments extrapolate_arguments;
+    extrapolate->add_option("pilots", extrapolate_arguments.pilots, "Counter files of pilot runs")
+        ->required()
+        ->check(CLI::ExistingFile);
+    extrapolate->add_option("--machine", extrapolate_arguments.machine, "The target's profile")
+        ->required()
+        ->check(CLI::ExistingFile);
+    extrapolate->add_option("--size", extrapolate_arguments.sizes,
+                            "Sizes to forecast: 2e6,4e6 (default: those of --measured)");
+    extrapolate
+        ->add_option("--measured", extrapolate_arguments.measured,
+                     "Counter files measured at the target sizes: E with measured and with "
+                     "extrapolated counts (Table 4)")
+        ->check(CLI::ExistingFile);
+    extrapolate->add_option("-o,--output", extrapolate_arguments.output,
+                            "Write the forecast counts (with intervals) as a counter file");
+    extrapolate
+        ->add_option("--resamples", extrapolate_arguments.resamples,
+                     "Bootstrap draws for the forecasts' 95% intervals")
+        ->capture_default_str();
+    extrapolate->add_flag("--json", extrapolate_arguments.json, "Print JSON");
 
     auto* show = app.add_subcommand("show", "Print a profile in the papers' notation");
     std::string show_path;
@@ -311,6 +502,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (predict->parsed()) return predict_verb(predict_arguments);
+    if (counters->parsed()) return counters_verb(counters_arguments);
+    if (extrapolate->parsed()) return extrapolate_verb(extrapolate_arguments);
     if (show->parsed()) {
       std::cout << sonde::profile::format_profile(sonde::profile::read_profile(show_path));
       return 0;

@@ -58,8 +58,8 @@ RunRecord read_records(const fs::path& prefix, const CollectOptions& o, int* pro
     if (!errors.empty()) {
       std::vector<std::string> what;
       for (const auto& e : errors) what.push_back(e.get<std::string>());
-      throw input_error(program_name(o), fmt::format("its phase markers reported: {}",
-                                                     fmt::join(what, "; ")));
+      throw input_error(program_name(o),
+                        fmt::format("its phase markers reported: {}", fmt::join(what, "; ")));
     }
     int highest = -1;
     for (const auto& thread : record["threads"]) {
@@ -69,7 +69,8 @@ RunRecord read_records(const fs::path& prefix, const CollectOptions& o, int* pro
         PhaseRecord& p = run[{processor, phase["name"].get<std::string>()}];
         p.seconds = phase["seconds"].get<double>();
         if (phase.contains("counts"))
-          for (const auto& [kind, value] : phase["counts"].items()) p.counts[kind] = value.get<double>();
+          for (const auto& [kind, value] : phase["counts"].items())
+            p.counts[kind] = value.get<double>();
       }
     }
     base += highest + 1;
@@ -79,7 +80,8 @@ RunRecord read_records(const fs::path& prefix, const CollectOptions& o, int* pro
   return run;
 }
 
-void check_same_phases(const RunRecord& first, const RunRecord& other, int run, const CollectOptions& o) {
+void check_same_phases(const RunRecord& first, const RunRecord& other, int run,
+                       const CollectOptions& o) {
   for (const auto* a : {&first, &other}) {
     const auto* b = a == &first ? &other : &first;
     for (const auto& [key, value] : *a) {
@@ -145,9 +147,9 @@ std::vector<ValgrindPass> valgrind_passes(const profile::Profile& machine,
   for (std::size_t i = 0; i < machine.memory.size(); ++i) {
     const profile::MemoryLevel& level = machine.memory[i];
     if (level.name == "DRAM" || level.name == "L1i" || level.name.find("NUMA") == 0) continue;
-    for (const auto& [field, value] :
-         {std::pair{"capacity_bytes", level.capacity_bytes}, {"line_bytes", level.line_bytes},
-          {"ways", level.ways}}) {
+    for (const auto& [field, value] : {std::pair{"capacity_bytes", level.capacity_bytes},
+                                       {"line_bytes", level.line_bytes},
+                                       {"ways", level.ways}}) {
       if (!value) {
         throw input_error(machine_name,
                           fmt::format("memory[{}].{}: absent ({}); valgrind's cache simulation "
@@ -169,15 +171,18 @@ std::vector<ValgrindPass> valgrind_passes(const profile::Profile& machine,
     passes.push_back({"l2", l1, caches[1], {"loads", "stores", "l1_misses", "l2_misses"}});
     passes.push_back({"llc", l1, caches.back(), {"llc_misses", "llc_writebacks"}});
   } else {
-    passes.push_back(
-        {"llc", l1, caches.back(), {"loads", "stores", "l1_misses", "llc_misses", "llc_writebacks"}});
+    passes.push_back({"llc",
+                      l1,
+                      caches.back(),
+                      {"loads", "stores", "l1_misses", "llc_misses", "llc_writebacks"}});
   }
   // A last level shaped like the L1 sees every L1 miss; its write-backs are the L1's.
   passes.push_back({"l1_writebacks", l1, l1, {"l1_writebacks"}});
   return passes;
 }
 
-std::optional<CallgrindDump> parse_callgrind_dump(const std::string& text, const std::string& file) {
+std::optional<CallgrindDump> parse_callgrind_dump(const std::string& text,
+                                                  const std::string& file) {
   static const std::string kTrigger = "desc: Trigger: Client Request: sonde phase ";
   std::istringstream in(text);
   std::string line;
@@ -214,7 +219,8 @@ std::optional<CallgrindDump> parse_callgrind_dump(const std::string& text, const
   if (names.empty() || !have_summary || summary.size() > names.size())
     throw input_error(file, "callgrind dump without events and summary lines");
   // Callgrind leaves trailing zero events out of its summary.
-  for (std::size_t i = 0; i < names.size(); ++i) dump->events[names[i]] = i < summary.size() ? summary[i] : 0;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    dump->events[names[i]] = i < summary.size() ? summary[i] : 0;
   return dump;
 }
 
@@ -238,8 +244,10 @@ Collected collect(const CollectOptions& o) {
     std::vector<std::string> events, missing;
     for (const auto& choice : hardware.choices()) {
       const std::string kind{microbench::name_of(choice.kind)};
-      if (choice.event.empty()) missing.push_back(kind);
-      else events.push_back(kind + "=" + choice.event);
+      if (choice.event.empty())
+        missing.push_back(kind);
+      else
+        events.push_back(kind + "=" + choice.event);
     }
     papi_events = fmt::format("{}", fmt::join(events, ","));
     const bool complete = hardware.active() && missing.empty();
@@ -248,8 +256,8 @@ Collected collect(const CollectOptions& o) {
         source = Source::papi;
       } else if (on_path("valgrind")) {
         source = Source::valgrind;
-        notes.push_back(fmt::format("PAPI: {}; counting with valgrind's cache simulation",
-                                    hardware.status()));
+        notes.push_back(
+            fmt::format("PAPI: {}; counting with valgrind's cache simulation", hardware.status()));
       } else {
         throw Error(ExitCode::failure, "counters",
                     fmt::format("PAPI cannot count everything here ({}) and valgrind is not "
@@ -260,13 +268,15 @@ Collected collect(const CollectOptions& o) {
     if (source == Source::papi && !hardware.active())
       throw Error(ExitCode::failure, "--source papi", hardware.status());
     if (source == Source::papi && !missing.empty())
-      notes.push_back(fmt::format("PAPI counts no {} here: absent from the file", fmt::join(missing, ", ")));
+      notes.push_back(
+          fmt::format("PAPI counts no {} here: absent from the file", fmt::join(missing, ", ")));
   }
   std::vector<ValgrindPass> passes;
   if (source == Source::valgrind) {
     if (!o.machine) {
-      throw usage_error("--machine", "valgrind's cache simulation needs the target machine's "
-                                     "profile for its cache geometry");
+      throw usage_error("--machine",
+                        "valgrind's cache simulation needs the target machine's "
+                        "profile for its cache geometry");
     }
     passes = valgrind_passes(*o.machine, o.machine_name);
     if (!on_path("valgrind")) throw Error(ExitCode::failure, "valgrind", "not found on the PATH");
@@ -290,7 +300,9 @@ Collected collect(const CollectOptions& o) {
   }
 
   Collected out;
-  out.counts_source = source == Source::papi ? "papi" : source == Source::valgrind ? "callgrind" : "none";
+  out.counts_source = source == Source::papi       ? "papi"
+                      : source == Source::valgrind ? "callgrind"
+                                                   : "none";
   const auto add = [&](int processor, const std::string& phase, const std::string& counter,
                        predict::CountValue value) {
     auto it = std::find_if(out.table.phases.begin(), out.table.phases.end(),
@@ -339,8 +351,9 @@ Collected collect(const CollectOptions& o) {
                                      "--callgrind-out-file=" + (folder / "callgrind.%p").string(),
                                      "--log-file=" + (folder / "valgrind.log").string()};
     argv.insert(argv.end(), o.command.begin(), o.command.end());
-    run_or_fail(argv, {"SONDE_PHASE_RECORD=" + (folder / "record").string(), "SONDE_PHASE_MODE=callgrind"},
-                o, "valgrind pass " + pass.name, folder / "valgrind.log");
+    run_or_fail(
+        argv, {"SONDE_PHASE_RECORD=" + (folder / "record").string(), "SONDE_PHASE_MODE=callgrind"},
+        o, "valgrind pass " + pass.name, folder / "valgrind.log");
     std::map<std::pair<int, std::string>, CallgrindDump> sums;
     for (const auto& entry : fs::directory_iterator(folder)) {
       if (entry.path().filename().string().rfind("callgrind.", 0) != 0) continue;
@@ -369,8 +382,8 @@ Collected collect(const CollectOptions& o) {
           {"llc_writebacks", event(d, "DLdmr") + event(d, "DLdmw")},
           {"l1_writebacks", event(d, "DLdmr") + event(d, "DLdmw")}};
       for (const std::string& counter : pass.counts)
-        add(key.first, key.second, counter, {counts.at(counter), std::nullopt, std::nullopt,
-                                             "callgrind", ""});
+        add(key.first, key.second, counter,
+            {counts.at(counter), std::nullopt, std::nullopt, "callgrind", ""});
     }
   }
   out.notes = notes;

@@ -22,6 +22,9 @@ struct Form {
 // 1, log n, n, n log n; log n, n and n log n each plus a constant; log n + n; n^c, n^c + 1.
 // Logarithms are base 2, as in paper 003 (94 log n + 10 is 762 us at n = 256).
 const std::vector<Form>& candidate_forms();
+// The candidates for a program's counts in its problem size (paper 002, section 5.4): the above
+// and n log n + n, the growth of a comparison sort with linear passes around it.
+const std::vector<Form>& count_forms();
 const Form& form_named(const std::string& name);  // throws a usage Error for an unknown name
 
 struct FormChoice {

@@ -34,7 +34,7 @@ struct PhaseTotals {
 };
 
 struct ThreadRecord {
-  int index = 0;      // in the order of first markers
+  int index = 0;       // in the order of first markers
   int processor = -1;  // as the program named it, if it did
   int event_set = PAPI_NULL;
   bool counting = false;
@@ -134,7 +134,8 @@ void write_record() {
   // An MPI launcher says which rank this process is.
   long rank = -1;
   for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"}) {
-    if (const char* value = std::getenv(name); value != nullptr && rank < 0) rank = std::atol(value);
+    if (const char* value = std::getenv(name); value != nullptr && rank < 0)
+      rank = std::atol(value);
   }
   const nlohmann::json record = {{"pid", static_cast<long>(getpid())},
                                  {"rank", rank},

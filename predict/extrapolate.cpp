@@ -80,7 +80,7 @@ Extrapolation extrapolate(const CounterTable& pilots, const std::vector<double>&
     if (!all_zero) {
       const std::string what = fmt::format("{} of phase '{}', {} {}", s.counter, s.phase,
                                            s.bank ? "bank" : "processor", s.index);
-      const fit::FormChoice choice = fit::select_form(x, y, what);
+      const fit::FormChoice choice = fit::select_form(x, y, what, 0.0, fit::count_forms());
       fit.form = choice.form.name;
       fit.mean_relative_error = choice.fit.mean_relative_error;
       fit.max_relative_error = choice.fit.max_relative_error;

@@ -170,4 +170,35 @@ expect_error("collectives.scan: absent"
              ${SONDE} predict --machine ${MACHINES}/cm-5.yaml ${WORK}/scan.csv)
 expect_error("--require" ${SONDE} predict --machine ${MACHINES}/ibm-sp2.yaml ${EXAMPLES}/stap/apt.csv
              --require "speedup<=3")
+
+# Counters (paper 002): a sort's counter file (times only: valgrind is the counters collect test's),
+# F on committed counts of this VM, extrapolation as Table 4, and bad counter files.
+run_ok(${SONDE} counters --source time --size 20000 --repetitions 2 -o ${WORK}/sort.csv --
+       ${SORT} --algorithm radix --size 20000 --threads 2)
+file(READ ${WORK}/sort.csv sort_counts)
+if(NOT sort_counts MATCHES "20000,radix.ss4.move,1,time,")
+  message(FATAL_ERROR "sonde counters wrote:\n${sort_counts}")
+endif()
+set(counts ${EXAMPLES}/sorts/counts/vm-p2)
+run_ok(${SONDE} predict --machine ${MACHINES}/vm.yaml --counters ${counts}/radix-2000000.csv)
+if(NOT out MATCHES "radix.ss4.move" OR NOT out MATCHES "QSM.MAX")
+  message(FATAL_ERROR "predict --counters printed:\n${out}")
+endif()
+run_ok(${SONDE} extrapolate --machine ${MACHINES}/vm.yaml ${counts}/radix-200000.csv
+       ${counts}/radix-400000.csv ${counts}/radix-600000.csv ${counts}/radix-800000.csv
+       ${counts}/radix-1000000.csv --measured ${counts}/radix-2000000.csv -o ${WORK}/forecast.csv)
+if(NOT out MATCHES "as paper 002's Table 4" OR NOT EXISTS ${WORK}/forecast.csv)
+  message(FATAL_ERROR "extrapolate printed:\n${out}")
+endif()
+expect_error("1 problem size only" ${SONDE} extrapolate --machine ${MACHINES}/vm.yaml
+             ${counts}/radix-200000.csv --size 2e6)
+file(WRITE ${WORK}/negative.csv "size,phase,processor,counter,value\n10,a,0,loads,-1\n")
+expect_error("negative.csv:2:5: loads: expected >= 0" ${SONDE} predict --machine ${MACHINES}/vm.yaml
+             --counters ${WORK}/negative.csv)
+file(WRITE ${WORK}/nocolumn.csv "size,phase,counter,value\n10,a,loads,1\n")
+expect_error("missing column 'processor'" ${SONDE} predict --machine ${MACHINES}/vm.yaml
+             --counters ${WORK}/nocolumn.csv)
+expect_error("contention.f1: absent" ${SONDE} predict --machine ${MACHINES}/ibm-sp2.yaml
+             --counters ${counts}/radix-2000000.csv)
+expect_error("wrote no phase record" ${SONDE} counters --source time --size 1 -o ${WORK}/x.csv -- true)
 message(STATUS "sonde command ok")

@@ -32,9 +32,12 @@ TEST(CallgrindDump, ReadsThePhaseAndPadsTrailingZeros) {
 }
 
 TEST(CallgrindDump, IgnoresOtherDumpsAndRejectsMalformedOnes) {
-  EXPECT_FALSE(parse_callgrind_dump("desc: Trigger: Program termination\nevents: Ir\nsummary: 5\n", "f"));
-  EXPECT_THROW(parse_callgrind_dump("desc: Trigger: Client Request: sonde phase x y\n", "f"), Error);
-  EXPECT_THROW(parse_callgrind_dump("desc: Trigger: Client Request: sonde phase 0 a\n", "f"), Error);
+  EXPECT_FALSE(
+      parse_callgrind_dump("desc: Trigger: Program termination\nevents: Ir\nsummary: 5\n", "f"));
+  EXPECT_THROW(parse_callgrind_dump("desc: Trigger: Client Request: sonde phase x y\n", "f"),
+               Error);
+  EXPECT_THROW(parse_callgrind_dump("desc: Trigger: Client Request: sonde phase 0 a\n", "f"),
+               Error);
 }
 
 TEST(ValgrindPasses, FollowTheProfilesCaches) {

@@ -5,9 +5,9 @@
 // key would change) and a wrong result exits 1.
 //
 //   sonde-example-sort --algorithm radix --size 200000 --threads 2
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <sonde/phase.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <barrier>
@@ -213,7 +213,8 @@ int main(int argc, char** argv) {
   std::uint64_t seed = 20261121;
   app.add_option("--algorithm", algorithm, "radix, sample or column")
       ->check(CLI::IsMember({"radix", "sample", "column"}));
-  app.add_option("--size", size, "number of keys, n")->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
+  app.add_option("--size", size, "number of keys, n")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
   app.add_option("--threads", threads, "processors, p")->check(CLI::Range(1, 4096));
   app.add_option("--seed", seed, "of the random keys");
   CLI11_PARSE(app, argc, argv);
@@ -239,7 +240,8 @@ int main(int argc, char** argv) {
   for (Key& k : keys) k = static_cast<Key>(random());
   const Check before = check_of(keys);
   std::vector<Key> other(size), extra(algorithm == "column" ? size : 0);
-  std::vector<std::vector<std::size_t>> count(p, std::vector<std::size_t>(algorithm == "radix" ? 256 : p));
+  std::vector<std::vector<std::size_t>> count(
+      p, std::vector<std::size_t>(algorithm == "radix" ? 256 : p));
   std::vector<std::vector<std::size_t>> offset(p, std::vector<std::size_t>(p));
   std::vector<std::size_t> digit_total(256), range_total(p), bucket_start(p + 1, size);
   std::vector<Key> samples(64 * p);
@@ -248,7 +250,8 @@ int main(int argc, char** argv) {
   const auto work = [&](int t) {
     sonde_phase_set_processor(t);
     if (algorithm == "radix") radix_sort(keys, team, t, other, count, digit_total, range_total);
-    if (algorithm == "sample") sample_sort(keys, team, t, other, samples, count, offset, bucket_start);
+    if (algorithm == "sample")
+      sample_sort(keys, team, t, other, samples, count, offset, bucket_start);
     if (algorithm == "column") column_sort(keys, team, t, other, extra);
   };
   const auto start = std::chrono::steady_clock::now();
@@ -256,12 +259,14 @@ int main(int argc, char** argv) {
   for (int t = 1; t < threads; ++t) workers.emplace_back(work, t);
   work(0);
   for (auto& w : workers) w.join();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   const std::vector<Key>& sorted = algorithm == "radix" ? keys : other;
   const bool ok = std::is_sorted(sorted.begin(), sorted.end()) && check_of(sorted) == before;
-  fmt::print("{{\"algorithm\": \"{}\", \"keys\": {}, \"threads\": {}, \"seconds\": {:.6g}, "
-             "\"sorted\": {}}}\n",
-             algorithm, size, threads, seconds, ok);
+  fmt::print(
+      "{{\"algorithm\": \"{}\", \"keys\": {}, \"threads\": {}, \"seconds\": {:.6g}, "
+      "\"sorted\": {}}}\n",
+      algorithm, size, threads, seconds, ok);
   return ok ? 0 : 1;
 }

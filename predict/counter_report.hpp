@@ -1,0 +1,34 @@
+// Tables of counter-based predictions, in the layout of paper 002's Tables 2 and 4.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "predict/counter_model.hpp"
+#include "predict/extrapolate.hpp"
+
+namespace sonde::predict {
+
+// Per size and phase: the measured time, F and its parts, the BSP-like functions, and E of each
+// where a time was measured; then average and largest E per phase and function (Table 2).
+std::string format_counter_predictions(const std::vector<PhasePrediction>& predictions);
+nlohmann::json counter_predictions_json(const std::vector<PhasePrediction>& predictions);
+
+// The forms chosen for each count, one line per phase and counter over the processors.
+std::string format_count_fits(const std::vector<CountFit>& fits);
+
+// A counter table at the low (or high) end of every count's interval.
+CounterTable interval_end(const CounterTable& table, bool high);
+
+// Paper 002's Table 4: per phase, F's average and largest E with measured counts and with
+// counts extrapolated from the pilot runs, and per size the predictions with F's interval.
+struct ExtrapolatedPoint {
+  PhasePrediction measured_counts, extrapolated;
+  double f_low = 0, f_high = 0;  // F at the ends of the counts' intervals
+};
+std::string format_table4(const std::vector<ExtrapolatedPoint>& points);
+nlohmann::json table4_json(const std::vector<ExtrapolatedPoint>& points);
+
+}  // namespace sonde::predict
