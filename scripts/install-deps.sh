@@ -14,7 +14,7 @@ packages=(
   libopenmpi-dev openmpi-bin libmpich-dev mpich
   gnuplot-nox libgnuplot-iostream-dev libboost-iostreams-dev libboost-system-dev libboost-filesystem-dev
   libeigen3-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev
-  libmuparser-dev libcsv-dev
+  libmuparser-dev libcsv-dev valgrind
   clang-format
 )
 if [[ "${1:-}" == "--reference" ]]; then
