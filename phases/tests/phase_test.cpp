@@ -25,14 +25,20 @@ std::vector<nlohmann::json> run(const std::string& which,
   return records;
 }
 
-const fs::path kFolder = fs::temp_directory_path() / "sonde-phase-test";
+// A folder of its own per test: CTest runs the tests in parallel.
+fs::path folder_of_this_test() {
+  return fs::temp_directory_path() / "sonde-phase-test" /
+         ::testing::UnitTest::GetInstance()->current_test_info()->name();
+}
 
 TEST(Phase, WritesNothingWhenNotCollecting) {
-  EXPECT_TRUE(run("threads", {"SONDE_PHASE_RECORD="}, kFolder).empty());
+  EXPECT_TRUE(run("threads", {"SONDE_PHASE_RECORD="}, folder_of_this_test()).empty());
 }
 
 TEST(Phase, RecordsEveryThreadsPhasesAndTimes) {
-  const auto records = run("threads", {"SONDE_PHASE_RECORD=" + (kFolder / "r").string()}, kFolder);
+  const auto records =
+      run("threads", {"SONDE_PHASE_RECORD=" + (folder_of_this_test() / "r").string()},
+          folder_of_this_test());
   ASSERT_EQ(records.size(), 1u);
   const auto& r = records.front();
   EXPECT_EQ(r["mode"], "time");
@@ -52,12 +58,12 @@ TEST(Phase, RecordsEveryThreadsPhasesAndTimes) {
 }
 
 TEST(Phase, NestingAndUnendedPhasesAreReported) {
-  const std::string record = "SONDE_PHASE_RECORD=" + (kFolder / "r").string();
-  auto records = run("nested", {record}, kFolder);
+  const std::string record = "SONDE_PHASE_RECORD=" + (folder_of_this_test() / "r").string();
+  auto records = run("nested", {record}, folder_of_this_test());
   ASSERT_EQ(records.size(), 1u);
   ASSERT_FALSE(records.front()["errors"].empty());
   EXPECT_NE(records.front()["errors"][0].get<std::string>().find("do not nest"), std::string::npos);
-  records = run("unended", {record}, kFolder);
+  records = run("unended", {record}, folder_of_this_test());
   ASSERT_EQ(records.size(), 1u);
   ASSERT_FALSE(records.front()["errors"].empty());
   EXPECT_NE(records.front()["errors"][0].get<std::string>().find("never ended"), std::string::npos);
@@ -66,9 +72,9 @@ TEST(Phase, NestingAndUnendedPhasesAreReported) {
 TEST(Phase, PapiModeWithoutEventsStillRecordsTimes) {
   // An event no machine has: the record names the failure and keeps the times.
   const auto records = run("threads",
-                           {"SONDE_PHASE_RECORD=" + (kFolder / "r").string(),
+                           {"SONDE_PHASE_RECORD=" + (folder_of_this_test() / "r").string(),
                             "SONDE_PHASE_MODE=papi", "SONDE_PHASE_PAPI_EVENTS=loads=sonde::none"},
-                           kFolder);
+                           folder_of_this_test());
   ASSERT_EQ(records.size(), 1u);
   EXPECT_FALSE(records.front()["errors"].empty());
   EXPECT_EQ(records.front()["threads"].size(), 2u);
