@@ -213,7 +213,8 @@ int counters_verb(const CountersArguments& a) {
 
 struct ExtrapolateArguments {
   std::vector<std::string> pilots, measured;
-  std::string machine, sizes, output;
+  std::vector<double> sizes;
+  std::string machine, output;
   int resamples = 100;
   bool json = false;
 };
@@ -225,60 +226,18 @@ int extrapolate_verb(const ExtrapolateArguments& a) {
   namespace predict = sonde::predict;
   const auto pilots = predict::read_counter_files({a.pilots.begin(), a.pilots.end()});
   const auto profile = sonde::profile::read_profile(a.machine);
-  std::vector<double> sizes;
   std::optional<predict::CounterTable> measured;
   if (!a.measured.empty())
     measured = predict::read_counter_files({a.measured.begin(), a.measured.end()});
-  if (!a.sizes.empty()) {
-    std::istringstream list(a.sizes);
-    for (std::string word; std::getline(list, word, ',');) {
-      std::size_t used = 0;
-      double size = 0;
-      try {
-        size = std::stod(word, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used == 0 || used != word.size() || !(size > 0)) {
-        throw sonde::usage_error("--size",
-                                 fmt::format("'{}': expected sizes > 0, as 2e6,4e6", word));
-      }
-      sizes.push_back(size);
-    }
-  } else if (measured) {
-    sizes = measured->sizes();
-  } else {
+  if (a.sizes.empty() && !measured)
     throw sonde::usage_error("--size", "give the sizes to forecast, or --measured counter files");
-  }
+  const std::vector<double> sizes = a.sizes.empty() ? measured->sizes() : a.sizes;
   const std::string pilots_name = fmt::format("{}", fmt::join(a.pilots, ", "));
   const auto extrapolation = predict::extrapolate(pilots, sizes, pilots_name, a.resamples);
   if (!a.output.empty()) predict::write_counter_file(a.output, extrapolation.forecast);
-  const auto forecast = predict::predict_table(extrapolation.forecast, profile, a.machine);
-  const auto low = predict::predict_table(predict::interval_end(extrapolation.forecast, false),
-                                          profile, a.machine);
-  const auto high = predict::predict_table(predict::interval_end(extrapolation.forecast, true),
-                                           profile, a.machine);
-  std::vector<predict::ExtrapolatedPoint> points;
-  for (std::size_t i = 0; i < forecast.size(); ++i) {
-    predict::ExtrapolatedPoint point;
-    point.extrapolated = forecast[i];
-    point.f_low = low[i].function("F")->seconds;
-    point.f_high = high[i].function("F")->seconds;
-    const predict::PhaseCounts* counted =
-        measured ? measured->find(forecast[i].phase, forecast[i].size) : nullptr;
-    if (counted) {
-      point.measured_counts = predict::predict_phase(*counted, profile, a.machine);
-      point.extrapolated.measured = point.measured_counts.measured;
-    } else {
-      if (measured) {
-        throw sonde::input_error(
-            fmt::format("{}", fmt::join(a.measured, ", ")),
-            fmt::format("phase '{}' at size {}: absent", forecast[i].phase, forecast[i].size));
-      }
-      point.measured_counts = point.extrapolated;
-    }
-    points.push_back(point);
-  }
+  const auto points = predict::predict_extrapolation(extrapolation, measured ? &*measured : nullptr,
+                                                     fmt::format("{}", fmt::join(a.measured, ", ")),
+                                                     profile, a.machine);
   if (a.json) {
     std::cout << nlohmann::json{{"points", predict::table4_json(points)}}.dump(2) << "\n";
     return 0;
@@ -428,13 +387,30 @@ int main(int argc, char** argv) {
     predict->add_option("--measured", predict_arguments.measured,
                         "Measured times (CSV: n, time [s]) to set beside the prediction");
 
+    // A problem size: a number above zero (scientific notation welcome).
+    const CLI::Validator positive_size(
+        [](std::string& text) {
+          std::size_t used = 0;
+          double value = 0;
+          try {
+            value = std::stod(text, &used);
+          } catch (const std::exception&) {
+            used = 0;
+          }
+          return used > 0 && used == text.size() && value > 0
+                     ? std::string()
+                     : fmt::format("'{}': expected a size > 0, as 2e6", text);
+        },
+        "SIZE");
+
     auto* counters = app.add_subcommand(
         "counters", "Run a phase-marked program and write its counter file (times and counts)");
     CountersArguments counters_arguments;
     counters->add_option("command", counters_arguments.command, "-- program and its arguments")
         ->required();
     counters->add_option("--size", counters_arguments.size, "The run's problem size, n")
-        ->required();
+        ->required()
+        ->check(positive_size);
     counters->add_option("-o,--output", counters_arguments.output, "The counter file to write")
         ->required();
     counters
@@ -462,8 +438,11 @@ int main(int argc, char** argv) {
     extrapolate->add_option("--machine", extrapolate_arguments.machine, "The target's profile")
         ->required()
         ->check(CLI::ExistingFile);
-    extrapolate->add_option("--size", extrapolate_arguments.sizes,
-                            "Sizes to forecast: 2e6,4e6 (default: those of --measured)");
+    extrapolate
+        ->add_option("--size", extrapolate_arguments.sizes,
+                     "Sizes to forecast: 2e6,4e6 (default: those of --measured)")
+        ->delimiter(',')
+        ->check(positive_size);
     extrapolate
         ->add_option("--measured", extrapolate_arguments.measured,
                      "Counter files measured at the target sizes: E with measured and with "

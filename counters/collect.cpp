@@ -146,7 +146,7 @@ std::vector<ValgrindPass> valgrind_passes(const profile::Profile& machine,
   std::vector<CacheGeometry> caches;
   for (std::size_t i = 0; i < machine.memory.size(); ++i) {
     const profile::MemoryLevel& level = machine.memory[i];
-    if (level.name == "DRAM" || level.name == "L1i" || level.name.find("NUMA") == 0) continue;
+    if (level.name == "DRAM") continue;  // the profile lists data caches, then memory
     for (const auto& [field, value] : {std::pair{"capacity_bytes", level.capacity_bytes},
                                        {"line_bytes", level.line_bytes},
                                        {"ways", level.ways}}) {

@@ -28,13 +28,13 @@ double count_of(const Counts& counts, const std::string& term, const PhaseCounts
   return one(term);
 }
 
-FunctionValue max_over_processors(const std::string& name, const profile::CounterWeights& w,
-                                  const PhaseCounts& phase) {
-  FunctionValue out{name, 0, ""};
+// F1: the processor whose weighted counts are largest.
+FunctionValue f1_of(const profile::CounterWeights& w, const PhaseCounts& phase) {
+  FunctionValue out{"F1", 0, ""};
   for (const auto& [index, counts] : phase.processors) {
     double sum = 0;
     for (const auto& [term, weight] : w)
-      sum += weight.value * count_of(counts, term, phase, index, "contention." + name);
+      sum += weight.value * count_of(counts, term, phase, index, "contention.f1");
     if (out.detail.empty() || sum > out.seconds) {
       out.seconds = sum;
       out.detail = fmt::format("processor {}", index);
@@ -77,8 +77,7 @@ PhasePrediction predict_phase(const PhaseCounts& counts, const profile::Profile&
 
   // Paper 002, section 4.2: F1, F2 and F3, and F their maximum.
   std::vector<FunctionValue> parts;
-  parts.push_back(max_over_processors("f1", *c.f1, counts));
-  parts.back().name = "F1";
+  parts.push_back(f1_of(*c.f1, counts));
   if (c.f2) {
     FunctionValue f2{"F2", 0, fmt::format("mean over {} processors", out.processors)};
     for (const auto& [term, weight] : *c.f2) {

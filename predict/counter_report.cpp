@@ -15,17 +15,6 @@ std::string size_text(double size) { return format_si(size, ""); }
 // F1, F2 and F3 are shown, but only their maximum F predicts a time.
 bool is_part_of_f(const std::string& name) { return name == "F1" || name == "F2" || name == "F3"; }
 
-struct Errors {
-  double sum = 0, max = 0;
-  int n = 0;
-  void add(double e) {
-    sum += e;
-    max = std::max(max, e);
-    ++n;
-  }
-  double average() const { return n ? sum / n : 0; }
-};
-
 }  // namespace
 
 std::string format_counter_predictions(const std::vector<PhasePrediction>& predictions) {
@@ -141,57 +130,50 @@ std::string format_count_fits(const std::vector<CountFit>& fits) {
   return out;
 }
 
-CounterTable interval_end(const CounterTable& table, bool high) {
-  CounterTable out = table;
-  for (auto& phase : out.phases) {
-    for (auto* group : {&phase.processors, &phase.banks})
-      for (auto& [index, counts] : *group)
-        for (auto& [name, v] : counts) {
-          const auto& end = high ? v.high : v.low;
-          if (end) v.value = *end;
-        }
-  }
-  return out;
-}
-
 std::string format_table4(const std::vector<ExtrapolatedPoint>& points) {
   std::string out =
       fmt::format("{:>9} {:<28} {:>10} {:>10} {:>6} {:>10} {:>21} {:>6}\n", "size", "phase",
                   "measured", "F counted", "E", "F extrap.", "F interval", "E");
-  std::vector<std::string> phases;
-  std::map<std::string, std::pair<Errors, Errors>> errors;
+  std::vector<PhasePrediction> counted, extrapolated;
   for (const auto& point : points) {
     const auto& m = point.measured_counts;
-    const auto& x = point.extrapolated;
-    const double fm = m.function("F")->seconds, fx = x.function("F")->seconds;
-    std::string em = "-", ex = "-";
-    if (m.measured) {
-      const double a = error_ratio(*m.measured, fm), b = error_ratio(*m.measured, fx);
-      em = fmt::format("{:.2f}", a);
-      ex = fmt::format("{:.2f}", b);
-      if (!errors.count(m.phase)) phases.push_back(m.phase);
-      errors[m.phase].first.add(a);
-      errors[m.phase].second.add(b);
-    }
+    const double fm = m.function("F")->seconds, fx = point.extrapolated.function("F")->seconds;
+    const auto e = [&](double f) {
+      return m.measured ? fmt::format("{:.2f}", error_ratio(*m.measured, f)) : std::string("-");
+    };
     out += fmt::format(
         "{:>9} {:<28} {:>10} {:>10} {:>6} {:>10} {:>21} {:>6}\n", size_text(m.size), m.phase,
-        m.measured ? format_seconds(*m.measured) : "-", format_seconds(fm), em, format_seconds(fx),
-        fmt::format("[{}, {}]", format_seconds(point.f_low), format_seconds(point.f_high)), ex);
+        m.measured ? format_seconds(*m.measured) : "-", format_seconds(fm), e(fm),
+        format_seconds(fx),
+        fmt::format("[{}, {}]", format_seconds(point.f_low), format_seconds(point.f_high)), e(fx));
+    counted.push_back(m);
+    extrapolated.push_back(point.extrapolated);
+    extrapolated.back().measured = m.measured;
   }
-  if (!phases.empty()) {
+  // F's rows of the per-phase summaries, and all phases together.
+  const auto f_rows = [](const std::vector<PhasePrediction>& predictions) {
+    std::vector<ErrorSummary> rows;
+    ErrorSummary all{"all", "F", 0, 0, 0};
+    for (const ErrorSummary& s : summarize_errors(predictions)) {
+      if (s.function != "F") continue;
+      rows.push_back(s);
+      all.average += s.average * s.points;
+      all.maximum = std::max(all.maximum, s.maximum);
+      all.points += s.points;
+    }
+    if (all.points > 0) all.average /= all.points;
+    rows.push_back(all);
+    return rows;
+  };
+  const auto m = f_rows(counted), x = f_rows(extrapolated);
+  if (m.size() > 1) {
     out += "\nF's errors, as paper 002's Table 4: E = max(T,P)/min(T,P) over the sizes\n";
     out += fmt::format("  {:<28} {:>16} {:>16} {:>16} {:>16}\n", "phase", "measured: avg",
                        "measured: max", "estimated: avg", "estimated: max");
-    Errors all_m, all_x;
-    for (const auto& phase : phases) {
-      const auto& [m, x] = errors[phase];
-      out += fmt::format("  {:<28} {:>16.2f} {:>16.2f} {:>16.2f} {:>16.2f}\n", phase, m.average(),
-                         m.max, x.average(), x.max);
-      all_m.sum += m.sum, all_m.n += m.n, all_m.max = std::max(all_m.max, m.max);
-      all_x.sum += x.sum, all_x.n += x.n, all_x.max = std::max(all_x.max, x.max);
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      out += fmt::format("  {:<28} {:>16.2f} {:>16.2f} {:>16.2f} {:>16.2f}\n", m[i].phase,
+                         m[i].average, m[i].maximum, x[i].average, x[i].maximum);
     }
-    out += fmt::format("  {:<28} {:>16.2f} {:>16.2f} {:>16.2f} {:>16.2f}\n", "all", all_m.average(),
-                       all_m.max, all_x.average(), all_x.max);
   }
   return out;
 }

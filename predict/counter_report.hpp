@@ -19,15 +19,8 @@ nlohmann::json counter_predictions_json(const std::vector<PhasePrediction>& pred
 // The forms chosen for each count, one line per phase and counter over the processors.
 std::string format_count_fits(const std::vector<CountFit>& fits);
 
-// A counter table at the low (or high) end of every count's interval.
-CounterTable interval_end(const CounterTable& table, bool high);
-
 // Paper 002's Table 4: per phase, F's average and largest E with measured counts and with
 // counts extrapolated from the pilot runs, and per size the predictions with F's interval.
-struct ExtrapolatedPoint {
-  PhasePrediction measured_counts, extrapolated;
-  double f_low = 0, f_high = 0;  // F at the ends of the counts' intervals
-};
 std::string format_table4(const std::vector<ExtrapolatedPoint>& points);
 nlohmann::json table4_json(const std::vector<ExtrapolatedPoint>& points);
 

@@ -57,6 +57,27 @@ Extrapolation extrapolate(const CounterTable& pilots, const std::vector<double>&
       for (const auto& [counter, v] : counts) series.push_back({phase, counter, index, true});
   }
 
+  // ... and no size may hold one the smallest lacks: it would be dropped without a word.
+  for (const PhaseCounts& p : pilots.phases) {
+    for (const auto* group : {&p.processors, &p.banks})
+      for (const auto& [index, counts] : *group)
+        for (const auto& [counter, v] : counts) {
+          const bool bank = group == &p.banks;
+          const bool known =
+              counter == "time" || std::any_of(series.begin(), series.end(), [&](const Series& s) {
+                return s.phase == p.phase && s.counter == counter && s.index == index &&
+                       s.bank == bank;
+              });
+          if (!known) {
+            throw input_error(v.where, fmt::format("phase '{}', {} {}: {} at size {} is absent at "
+                                                   "the smallest size {} (every pilot run needs "
+                                                   "the same counts)",
+                                                   p.phase, bank ? "bank" : "processor", index,
+                                                   counter, p.size, sizes.front()));
+          }
+        }
+  }
+
   Extrapolation out;
   for (const Series& s : series) {
     std::vector<double> x, y;
@@ -127,6 +148,50 @@ Extrapolation extrapolate(const CounterTable& pilots, const std::vector<double>&
   std::stable_sort(out.forecast.phases.begin(), out.forecast.phases.end(),
                    [](const PhaseCounts& a, const PhaseCounts& b) { return a.size < b.size; });
   return out;
+}
+
+CounterTable interval_end(const CounterTable& table, bool high) {
+  CounterTable out = table;
+  for (auto& phase : out.phases) {
+    for (auto* group : {&phase.processors, &phase.banks})
+      for (auto& [index, counts] : *group)
+        for (auto& [name, v] : counts) {
+          const auto& end = high ? v.high : v.low;
+          if (end) v.value = *end;
+        }
+  }
+  return out;
+}
+
+std::vector<ExtrapolatedPoint> predict_extrapolation(const Extrapolation& extrapolation,
+                                                     const CounterTable* measured,
+                                                     const std::string& measured_name,
+                                                     const profile::Profile& profile,
+                                                     const std::string& profile_name) {
+  const auto forecast = predict_table(extrapolation.forecast, profile, profile_name);
+  const auto low =
+      predict_table(interval_end(extrapolation.forecast, false), profile, profile_name);
+  const auto high =
+      predict_table(interval_end(extrapolation.forecast, true), profile, profile_name);
+  std::vector<ExtrapolatedPoint> points;
+  for (std::size_t i = 0; i < forecast.size(); ++i) {
+    ExtrapolatedPoint point;
+    point.extrapolated = forecast[i];
+    point.f_low = low[i].function("F")->seconds;
+    point.f_high = high[i].function("F")->seconds;
+    point.measured_counts = point.extrapolated;
+    if (measured) {
+      const PhaseCounts* counted = measured->find(forecast[i].phase, forecast[i].size);
+      if (!counted) {
+        throw input_error(measured_name, fmt::format("phase '{}' at size {}: absent",
+                                                     forecast[i].phase, forecast[i].size));
+      }
+      point.measured_counts = predict_phase(*counted, profile, profile_name);
+      point.extrapolated.measured = point.measured_counts.measured;
+    }
+    points.push_back(point);
+  }
+  return points;
 }
 
 }  // namespace sonde::predict

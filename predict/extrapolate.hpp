@@ -10,6 +10,8 @@
 
 #include "fit/model_forms.hpp"
 #include "predict/counter_file.hpp"
+#include "predict/counter_model.hpp"
+#include "profile/profile.hpp"
 
 namespace sonde::predict {
 
@@ -32,5 +34,22 @@ struct Extrapolation {
 // `resamples` bootstrap draws give each forecast's interval (95%); 0 gives none.
 Extrapolation extrapolate(const CounterTable& pilots, const std::vector<double>& target_sizes,
                           const std::string& pilots_name, int resamples = 100);
+
+// A counter table at the low (or high) end of every count's interval.
+CounterTable interval_end(const CounterTable& table, bool high);
+
+// One forecast phase and size through F: with the extrapolated counts (F also at both ends of
+// their intervals) and, where `measured` has that phase and size, with its counts and time.
+struct ExtrapolatedPoint {
+  PhasePrediction measured_counts, extrapolated;
+  double f_low = 0, f_high = 0;  // F at the ends of the counts' intervals
+};
+
+// Throws an input Error naming `measured_name` when `measured` lacks a forecast phase and size.
+std::vector<ExtrapolatedPoint> predict_extrapolation(const Extrapolation& extrapolation,
+                                                     const CounterTable* measured,
+                                                     const std::string& measured_name,
+                                                     const profile::Profile& profile,
+                                                     const std::string& profile_name);
 
 }  // namespace sonde::predict

@@ -35,6 +35,8 @@ int main(int argc, char** argv) {
     sonde_phase_begin("inner");
     sonde_phase_end("inner");
     sonde_phase_end("outer");
+  } else if (std::strcmp(which, "report") == 0) {
+    return sonde_phase_collecting ? 3 : 0;  // whether the markers would record
   } else if (std::strcmp(which, "unended") == 0) {
     sonde_phase_begin("open");
   }

@@ -32,6 +32,12 @@ fs::path folder_of_this_test() {
 }
 
 TEST(Phase, WritesNothingWhenNotCollecting) {
+  // The markers are off without a record path, and on with one.
+  EXPECT_EQ(sonde::run_child({SONDE_PHASE_PROGRAM, "report"}, {"SONDE_PHASE_RECORD="}).code, 0);
+  EXPECT_EQ(sonde::run_child({SONDE_PHASE_PROGRAM, "report"},
+                             {"SONDE_PHASE_RECORD=" + (folder_of_this_test() / "r").string()})
+                .code,
+            3);
   EXPECT_TRUE(run("threads", {"SONDE_PHASE_RECORD="}, folder_of_this_test()).empty());
 }
 

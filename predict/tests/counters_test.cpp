@@ -292,6 +292,17 @@ TEST(Extrapolation, RefusesTooFewSizesAndGaps) {
     EXPECT_NE(std::string(e.what()).find("stores is missing at size 30"), std::string::npos)
         << e.what();
   }
+  // A count that appears only at a larger size would be dropped without a word: an error.
+  try {
+    extrapolate(
+        read_counter_file(write_temp("extra.csv", header + "10,a,0,loads,3\n20,a,0,loads,6\n"
+                                                           "30,a,0,loads,9\n30,a,1,loads,9\n")),
+        {100}, "extra.csv");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("absent at the smallest size"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
