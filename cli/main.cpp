@@ -254,8 +254,8 @@ int characterize_verb(const sonde::microbench::CharacterizeOptions& options,
                       const sonde::microbench::SuiteSelection& selection, bool json,
                       const std::filesystem::path& profiles_folder) {
   const Topology topology = Topology::from_system();
-  const auto outcome =
-      sonde::microbench::characterize(options, sonde::microbench::plan_suites(selection, topology));
+  const auto outcome = sonde::microbench::characterize(options, selection, topology);
+  if (outcome.planned_only) return 0;
   std::vector<sonde::ResultFile> files;
   for (const auto& path : outcome.result_files) files.push_back(sonde::read_result_file(path));
   const bool memory = sonde::fit::has_suite(files, "memory");
@@ -335,6 +335,12 @@ int main(int argc, char** argv) {
         "Name of the run folder (default: UTC time); an unfinished run resumes");
     characterize->add_flag("--resume", options.resume, "Continue the newest unfinished run");
     characterize->add_flag("--json", characterize_json, "Print the summary as JSON");
+    std::string budget;
+    characterize->add_option("--budget", budget,
+                             "Time for the whole run, e.g. 10m, 90s, 1h (default 10m; 1m with "
+                             "--quick): sizes and repetitions are chosen to fit it");
+    characterize->add_flag("--plan", options.plan_only,
+                           "Print the plan (parts, sizes, repetitions, estimated time) and stop");
     std::string profiles_folder = "machines";
     characterize
         ->add_option("--profiles", profiles_folder,
@@ -504,6 +510,10 @@ int main(int argc, char** argv) {
     std::istringstream words(mpi_launcher);
     for (std::string word; words >> word;) selection.mpi_launcher.push_back(word);
     if (!selection.mpi_launcher.empty()) selection.mpi = true;
+    if (!budget.empty()) {
+      options.budget_seconds = sonde::parse_duration(budget, "--budget");
+      options.budget_given = true;
+    }
     return characterize_verb(options, selection, characterize_json, profiles_folder);
   });
 }

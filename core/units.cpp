@@ -117,4 +117,44 @@ std::uint64_t parse_bytes(std::string_view text, const std::string& what) {
   return static_cast<std::uint64_t>(bytes);
 }
 
+double parse_duration(std::string_view text, const std::string& what) {
+  const auto fail = [&](const std::string& problem) {
+    return usage_error(what, fmt::format("'{}' {}; expected a duration such as 600, 90s, 10m or "
+                                         "1h30m",
+                                         text, problem));
+  };
+  double total = 0;
+  const char* at = text.data();
+  const char* last = text.data() + text.size();
+  if (at == last) throw fail("is empty");
+  while (at != last) {
+    double number = 0;
+    const auto [end, ec] = std::from_chars(at, last, number);
+    if (ec != std::errc() || !std::isfinite(number) || number < 0) throw fail("is not a duration");
+    at = end;
+    double factor = 1;
+    if (at != last) {
+      switch (*at) {
+        case 's':
+          factor = 1;
+          break;
+        case 'm':
+          factor = 60;
+          break;
+        case 'h':
+          factor = 3600;
+          break;
+        default:
+          throw fail(fmt::format("has the unknown unit '{}'", *at));
+      }
+      ++at;
+    } else if (total > 0) {
+      throw fail("has a number without a unit after the first");
+    }
+    total += number * factor;
+  }
+  if (!(total > 0)) throw fail("is not longer than zero");
+  return total;
+}
+
 }  // namespace sonde

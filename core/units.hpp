@@ -25,4 +25,8 @@ std::string format_si(double value, std::string_view unit);
 // option or field being parsed) and the expected form.
 std::uint64_t parse_bytes(std::string_view text, const std::string& what);
 
+// Parses a duration in seconds: "600", "90s", "10m", "1.5h", "1h30m". Anything else, zero or a
+// negative duration throws a usage Error naming `what`.
+double parse_duration(std::string_view text, const std::string& what);
+
 }  // namespace sonde

@@ -133,6 +133,23 @@ std::vector<LevelWindow> level_windows(const nlohmann::json& topology, unsigned 
   return windows;
 }
 
+nlohmann::json sized_topology_json(const nlohmann::json& context) {
+  nlohmann::json topology = context.at("topology");
+  if (!context.contains("sizing") || !context["sizing"].contains("levels")) return topology;
+  nlohmann::json caches = nlohmann::json::array();
+  for (const nlohmann::json& cache : topology.at("caches")) {
+    nlohmann::json sized = cache;
+    for (const nlohmann::json& level : context["sizing"]["levels"]) {
+      if (cache.at("kind") == "instruction" || level.at("name") != cache.at("name")) continue;
+      if (!level.value("seen", true)) sized = nullptr;
+      if (!sized.is_null()) sized["size_bytes"] = level.at("bytes");
+    }
+    if (!sized.is_null()) caches.push_back(sized);
+  }
+  topology["caches"] = caches;
+  return topology;
+}
+
 MemorySummary summarize_memory(const std::vector<ResultFile>& files) {
   MemorySummary summary;
   std::map<std::string, std::map<std::string, Collector>> latency, bandwidth;
@@ -143,7 +160,7 @@ MemorySummary summarize_memory(const std::vector<ResultFile>& files) {
     if (context.value("suite", "") != "memory") continue;
     const std::string where = file.path.string();
     if (!context.contains("topology")) throw input_error(where, "context.sonde lacks 'topology'");
-    const nlohmann::json& topology = context["topology"];
+    const nlohmann::json topology = sized_topology_json(context);
     if (single.empty()) {
       single = level_windows(topology, 1);
       summary.host = context.value("host", "");

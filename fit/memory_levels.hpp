@@ -52,6 +52,11 @@ struct LevelWindow {
 // From the topology object of a run context (context.sonde.topology).
 std::vector<LevelWindow> level_windows(const nlohmann::json& topology, unsigned threads);
 
+// The run context's topology with the caches as the run sized them (context.sonde.sizing: the
+// latency probe's capacities where they differ from hwloc's claims; levels the probe did not see
+// removed); hwloc's topology unchanged for results without a sizing.
+nlohmann::json sized_topology_json(const nlohmann::json& context);
+
 struct LevelSummary {
   LevelWindow window;                              // the single-thread window
   std::map<std::string, Plateau> latency_seconds;  // by variant: "random.base", "in_page.base", ...

@@ -137,18 +137,39 @@ void add_memory(const std::vector<ResultFile>& files, profile::Profile& p) {
   }
   const nlohmann::json* context = first_context(files);
   std::map<std::string, std::uint64_t> line_bytes;
-  std::map<std::string, int> ways;  // hwloc: -1 fully associative, 0 unknown
+  std::map<std::string, int> ways;               // hwloc: -1 fully associative, 0 unknown
+  std::map<std::string, std::uint64_t> claimed;  // hwloc's capacity per instance
   if (context && context->contains("topology")) {
     for (const auto& cache : (*context)["topology"].value("caches", nlohmann::json::array())) {
       line_bytes[cache.value("name", "")] = cache.value("line_bytes", 0u);
       ways[cache.value("name", "")] = cache.value("associativity", 0);
+      if (cache.value("kind", "") != "instruction")
+        claimed[cache.value("name", "")] = cache.value("size_bytes", std::uint64_t{0});
+    }
+  }
+  // The run sized some levels from its latency probe: the profile keeps hwloc's claim beside
+  // what the data says, and names the levels the probe did not see at all.
+  if (context && context->contains("sizing")) {
+    for (const auto& level : (*context)["sizing"].value("levels", nlohmann::json::array())) {
+      if (level.value("seen", true)) continue;
+      p.not_fitted.push_back(fmt::format(
+          "memory.{}: hwloc claims {} per instance, but the run's latency probe (up to {}) shows "
+          "no step for it; measured as if it were not there",
+          level.value("name", ""), format_bytes(level.value("hwloc_bytes", 0.0)),
+          format_bytes((*context)["sizing"].value("probed_up_to_bytes", 0.0))));
     }
   }
   for (std::size_t i = 0; i < summary.levels.size(); ++i) {
     const LevelSummary& level = summary.levels[i];
     profile::MemoryLevel out;
     out.name = level.window.level;
-    if (level.window.capacity_bytes > 0) out.capacity_bytes = level.window.capacity_bytes;
+    // hwloc's claim, per instance (the window holds what the run sized for, all instances that
+    // one thread reaches).
+    if (claimed.count(out.name) && claimed[out.name] > 0) {
+      out.capacity_bytes = claimed[out.name];
+    } else if (level.window.capacity_bytes > 0) {
+      out.capacity_bytes = level.window.capacity_bytes;
+    }
     if (line_bytes.count(out.name) && line_bytes[out.name] > 0)
       out.line_bytes = line_bytes[out.name];
     if (ways.count(out.name) && ways[out.name] > 0) out.ways = ways[out.name];

@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <cmath>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string_view>
 
@@ -35,12 +38,20 @@ std::string headline(const benchmark::BenchmarkReporter::Run& run,
                         benchmark::GetTimeUnitMultiplier(run.time_unit));
 }
 
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
 // Sends runs to Google Benchmark's JSON reporter (into a string) and to the screen, and keeps
-// the name each run was registered under, so that its parameters can be attached afterwards.
+// the name each run was registered under, so that its parameters can be attached afterwards, and
+// the wall time of each benchmark. `total` is the count shown on progress lines; a pass that
+// measures again does not show the machine's description a second time.
 class SondeReporter : public benchmark::BenchmarkReporter {
  public:
-  SondeReporter(const ParamRegistry& registry, const OutputOptions& options)
-      : registry_(registry), options_(options) {
+  SondeReporter(const OutputOptions& options, std::size_t total, bool first_pass)
+      : options_(options), total_(total), first_pass_(first_pass) {
     json_.SetOutputStream(&json_text_);
     json_.SetErrorStream(&std::cerr);
     console_.SetOutputStream(&std::cout);
@@ -49,7 +60,13 @@ class SondeReporter : public benchmark::BenchmarkReporter {
 
   bool ReportContext(const Context& context) override {
     json_.ReportContext(context);
-    if (!options_.progress) console_.ReportContext(context);
+    if (!options_.progress) {
+      std::ostringstream discard;
+      if (!first_pass_) console_.SetErrorStream(&discard);
+      console_.ReportContext(context);
+      console_.SetErrorStream(&std::cerr);
+    }
+    start_ = last_ = Clock::now();
     return true;
   }
 
@@ -58,6 +75,14 @@ class SondeReporter : public benchmark::BenchmarkReporter {
   void ReportRuns(const std::vector<Run>& runs) override {
     json_.ReportRuns(runs);
     if (runs.empty()) return;
+    // A benchmark's time runs from the previous report to the first report of its runs.
+    const auto now = Clock::now();
+    if (seconds_
+            .emplace(runs.front().run_name.str(),
+                     std::chrono::duration<double>(now - last_).count())
+            .second) {
+      last_ = now;
+    }
     const bool aggregates = runs.front().run_type == Run::RT_Aggregate;
     // The file keeps every repetition; the screen shows their aggregates where there are some.
     if (!options_.progress && (aggregates || runs.front().repetitions <= 1))
@@ -77,7 +102,7 @@ class SondeReporter : public benchmark::BenchmarkReporter {
     if (options_.progress && !aggregates_follow) {
       const std::string result = failed ? "FAILED: " + runs.front().error_message
                                         : headline(*shown, options_.headline_counters);
-      std::cerr << fmt::format("[{:>4}/{}] {}  {}\n", outcome_.benchmarks, registry_.size(),
+      std::cerr << fmt::format("[{:>4}/{}] {}  {}\n", outcome_.benchmarks, total_,
                                runs.front().run_name.function_name, result);
     }
   }
@@ -85,20 +110,31 @@ class SondeReporter : public benchmark::BenchmarkReporter {
   void Finalize() override {
     json_.Finalize();
     if (!options_.progress) console_.Finalize();
+    wall_seconds_ = seconds_since(start_);
   }
 
   std::string json_text() const { return json_text_.str(); }
   const std::map<std::string, std::string>& registered_names() const { return registered_name_; }
   RunOutcome outcome() const { return outcome_; }
+  // The wall time of one benchmark (by run_name), 0 when it did not run; of the whole pass.
+  double seconds(const std::string& run_name) const {
+    const auto it = seconds_.find(run_name);
+    return it == seconds_.end() ? 0.0 : it->second;
+  }
+  double wall_seconds() const { return wall_seconds_; }
 
  private:
-  const ParamRegistry& registry_;
   const OutputOptions& options_;
+  std::size_t total_;
+  bool first_pass_;
   benchmark::JSONReporter json_;
   benchmark::ConsoleReporter console_;
   std::ostringstream json_text_;
   std::map<std::string, std::string> registered_name_;
   RunOutcome outcome_;
+  Clock::time_point start_ = Clock::now(), last_ = start_;
+  std::map<std::string, double> seconds_;
+  double wall_seconds_ = 0;
 };
 
 // Google Benchmark writes NaN and Infinity bare (the coefficient of variation of a counter whose
@@ -142,6 +178,183 @@ class QuietReporter : public benchmark::BenchmarkReporter {
   void ReportRuns(const std::vector<Run>&) override {}
 };
 
+// A name as an extended regular expression (POSIX, as Google Benchmark compiles its filter)
+// matching only itself: its special characters escaped. ']' and '}' are ordinary there, and
+// escaping them is an error for a strict compiler.
+std::string escape_regex(const std::string& text) {
+  static constexpr std::string_view special = ".[\\()*+?{|^$";
+  std::string result;
+  result.reserve(text.size());
+  for (const char c : text) {
+    if (special.find(c) != std::string_view::npos) result.push_back('\\');
+    result.push_back(c);
+  }
+  return result;
+}
+
+// What one pass says of one benchmark (one run_name): its entries in order, the coefficient of
+// variation of its repetitions' real time (none where it failed or has no repetitions).
+struct PassResult {
+  std::vector<nlohmann::json> entries;
+  std::optional<double> cv;
+  bool failed = false;
+};
+
+struct Pass {
+  std::vector<std::string> order;  // the run_names as they come in the file
+  std::map<std::string, PassResult> benchmarks;
+};
+
+Pass read_pass(const nlohmann::json& document) {
+  Pass pass;
+  const auto benchmarks = document.find("benchmarks");
+  if (benchmarks == document.end() || !benchmarks->is_array()) return pass;
+  for (const nlohmann::json& entry : *benchmarks) {
+    const std::string run_name = entry.value("run_name", "");
+    if (run_name.empty()) continue;
+    const auto [it, added] = pass.benchmarks.try_emplace(run_name);
+    if (added) pass.order.push_back(run_name);
+    PassResult& result = it->second;
+    result.entries.push_back(entry);
+    if (entry.value("error_occurred", false)) result.failed = true;
+    if (entry.value("run_type", "") == "aggregate" && entry.value("aggregate_name", "") == "cv") {
+      const auto cv = entry.find("real_time");
+      if (cv != entry.end() && cv->is_number() && std::isfinite(cv->get<double>()))
+        result.cv = cv->get<double>();
+    }
+  }
+  for (auto& [name, result] : pass.benchmarks) {
+    if (result.failed) result.cv.reset();
+  }
+  return pass;
+}
+
+std::string percent(double fraction) { return fmt::format("{:g}%", fraction * 100); }
+
+std::string benchmarks_word(std::size_t count) {
+  return fmt::format("{} benchmark{}", count, count == 1 ? "" : "s");
+}
+
+// Measures again the benchmarks of the first pass whose repetitions spread more than the
+// threshold, keeps the chosen attempt of each in `document` with a "noise" object in its entries;
+// returns context.sonde.noise.
+nlohmann::json remeasure_noisy(nlohmann::json& document, const SondeReporter& first,
+                               const OutputOptions& options) {
+  const double threshold = options.noise_cv;
+  const int passes = std::max(options.remeasure, 0);
+  nlohmann::json summary = {{"cv_threshold", threshold},
+                            {"remeasure", passes},
+                            {"remeasured", nlohmann::json::array()},
+                            {"noisy", nlohmann::json::array()},
+                            {"remeasure_seconds", 0.0}};
+  const Pass first_pass = read_pass(document);
+  std::vector<NoisyBenchmark> noisy;
+  if (threshold > 0) {
+    for (const std::string& name : first_pass.order) {
+      const PassResult& result = first_pass.benchmarks.at(name);
+      if (result.cv && *result.cv > threshold)
+        noisy.push_back({name, *result.cv, first.seconds(name)});
+    }
+  }
+  const std::vector<std::string> selected =
+      passes > 0 ? select_for_remeasure(noisy, 0.25 * first.wall_seconds())
+                 : std::vector<std::string>{};
+  if (selected.size() < noisy.size()) {
+    std::cerr << fmt::format(
+        "{} whose repetitions spread more than {} will not be measured again: measuring them "
+        "again would take more than a quarter of the run's time\n",
+        benchmarks_word(noisy.size() - selected.size()), percent(threshold));
+  }
+
+  // Every attempt's cv, the first pass's first; the entries of the attempts after it.
+  std::map<std::string, std::vector<std::optional<double>>> attempts_cv;
+  std::map<std::string, std::vector<std::vector<nlohmann::json>>> attempts_entries;
+  for (const NoisyBenchmark& benchmark : noisy) attempts_cv[benchmark.run_name] = {benchmark.cv};
+  const auto start = Clock::now();
+  for (int pass = 1; pass <= passes; ++pass) {
+    std::vector<std::string> pending;
+    for (const std::string& name : selected) {
+      const auto& cvs = attempts_cv[name];
+      if (std::none_of(cvs.begin(), cvs.end(),
+                       [&](const std::optional<double>& cv) { return cv && *cv <= threshold; }))
+        pending.push_back(name);
+    }
+    std::string filter = exact_benchmark_filter(pending);
+    if (options.agree) filter = options.agree(filter);
+    if (filter.empty()) break;
+    std::cerr << fmt::format("re-measuring {} whose repetitions spread more than {} ({} of {})\n",
+                             benchmarks_word(pending.size()), percent(threshold), pass, passes);
+    SondeReporter again(options, pending.size(), false);
+    benchmark::RunSpecifiedBenchmarks(&again, filter);
+    Pass result = read_pass(nlohmann::json::parse(strict_json(again.json_text())));
+    for (const std::string& name : pending) {
+      auto& cvs = attempts_cv[name];
+      auto& entries = attempts_entries[name];
+      const auto it = result.benchmarks.find(name);
+      cvs.push_back(it == result.benchmarks.end() ? std::nullopt : it->second.cv);
+      entries.resize(cvs.size());
+      if (it != result.benchmarks.end()) entries.back() = std::move(it->second.entries);
+    }
+  }
+  summary["remeasure_seconds"] = seconds_since(start);
+
+  std::map<std::string, nlohmann::json> noise_of;
+  std::map<std::string, const std::vector<nlohmann::json>*> kept_entries;
+  std::size_t still_noisy = 0;  // of those measured again
+  for (const NoisyBenchmark& benchmark : noisy) {
+    const std::string& name = benchmark.run_name;
+    const auto& cvs = attempts_cv[name];
+    const NoiseChoice choice = choose_attempt(cvs, threshold);
+    nlohmann::json cv_list = nlohmann::json::array();
+    for (const std::optional<double>& cv : cvs)
+      cv_list.push_back(cv ? nlohmann::json(*cv) : nullptr);
+    noise_of[name] = {{"cv_threshold", threshold},
+                      {"attempts_cv", cv_list},
+                      {"kept_attempt", choice.kept_attempt},
+                      {"noisy", choice.noisy}};
+    if (cvs.size() > 1) {
+      summary["remeasured"].push_back(name);
+      if (choice.noisy) ++still_noisy;
+    }
+    if (choice.noisy) summary["noisy"].push_back(name);
+    if (choice.kept_attempt > 0) kept_entries[name] = &attempts_entries[name][choice.kept_attempt];
+  }
+  if (!summary["remeasured"].empty()) {
+    std::cerr << fmt::format("{} measured again, {} still spread more than {}\n",
+                             benchmarks_word(summary["remeasured"].size()), still_noisy,
+                             percent(threshold));
+  }
+
+  // The kept attempt's entries replace the first pass's, where they stood; Google Benchmark
+  // numbers the families of a pass afresh, so the first pass's numbers are kept.
+  nlohmann::json benchmarks = nlohmann::json::array();
+  std::set<std::string> replaced;
+  for (const nlohmann::json& entry : document.value("benchmarks", nlohmann::json::array())) {
+    const std::string name = entry.value("run_name", "");
+    const auto noise = noise_of.find(name);
+    if (noise == noise_of.end()) {
+      benchmarks.push_back(entry);
+      continue;
+    }
+    const auto kept = kept_entries.find(name);
+    if (kept == kept_entries.end()) {
+      benchmarks.push_back(entry);
+      benchmarks.back()["noise"] = noise->second;
+      continue;
+    }
+    if (!replaced.insert(name).second) continue;
+    for (nlohmann::json again : *kept->second) {
+      for (const char* key : {"family_index", "per_family_instance_index"}) {
+        if (entry.contains(key)) again[key] = entry[key];
+      }
+      again["noise"] = noise->second;
+      benchmarks.push_back(std::move(again));
+    }
+  }
+  document["benchmarks"] = std::move(benchmarks);
+  return summary;
+}
+
 }  // namespace
 
 void ParamRegistry::add(const std::string& name, nlohmann::json params) {
@@ -153,23 +366,73 @@ const nlohmann::json* ParamRegistry::find(const std::string& name) const {
   return it == params_.end() ? nullptr : &it->second;
 }
 
+std::string exact_benchmark_filter(const std::vector<std::string>& run_names) {
+  if (run_names.empty()) return "";
+  std::string filter = "^(";
+  for (std::size_t i = 0; i < run_names.size(); ++i) {
+    if (i > 0) filter += '|';
+    filter += escape_regex(run_names[i]);
+  }
+  return filter + ")$";
+}
+
+std::vector<std::string> select_for_remeasure(std::vector<NoisyBenchmark> noisy,
+                                              double budget_seconds, std::size_t max_filter_chars) {
+  std::stable_sort(noisy.begin(), noisy.end(),
+                   [](const NoisyBenchmark& a, const NoisyBenchmark& b) { return a.cv > b.cv; });
+  std::vector<std::string> selected;
+  double seconds = 0;
+  std::size_t chars = std::string_view("^()$").size();
+  for (const NoisyBenchmark& benchmark : noisy) {
+    if (seconds + benchmark.seconds > budget_seconds) break;
+    const std::size_t more = escape_regex(benchmark.run_name).size() + (selected.empty() ? 0 : 1);
+    if (chars + more > max_filter_chars) break;
+    selected.push_back(benchmark.run_name);
+    seconds += benchmark.seconds;
+    chars += more;
+  }
+  return selected;
+}
+
+NoiseChoice choose_attempt(const std::vector<std::optional<double>>& attempts_cv,
+                           double threshold) {
+  for (std::size_t i = 0; i < attempts_cv.size(); ++i) {
+    if (attempts_cv[i] && *attempts_cv[i] <= threshold) return {i, false};
+  }
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < attempts_cv.size(); ++i) {
+    if (attempts_cv[i] && (!best || *attempts_cv[i] < *attempts_cv[*best])) best = i;
+  }
+  return {best.value_or(0), true};
+}
+
 RunOutcome run_benchmarks(const ParamRegistry& registry, const nlohmann::json& context,
                           const OutputOptions& options) {
   if (options.quiet) {
     QuietReporter quiet;
     benchmark::RunSpecifiedBenchmarks(&quiet);
+    // The passes the reporting process decides on: every process must run them, in order.
+    for (int pass = 0; options.agree && pass < options.remeasure; ++pass) {
+      const std::string filter = options.agree("");
+      if (filter.empty()) break;
+      benchmark::RunSpecifiedBenchmarks(&quiet, filter);
+    }
     return {};
   }
-  SondeReporter reporter(registry, options);
+  SondeReporter reporter(options, registry.size(), true);
   benchmark::RunSpecifiedBenchmarks(&reporter);
+  nlohmann::json document = nlohmann::json::parse(strict_json(reporter.json_text()));
+  const nlohmann::json noise = remeasure_noisy(document, reporter, options);
   if (options.out) {
-    nlohmann::json document = nlohmann::json::parse(strict_json(reporter.json_text()));
-    document["context"]["sonde"] = context;
+    nlohmann::json& sonde = document["context"]["sonde"];
+    sonde = context;
+    sonde["noise"] = noise;
     for (nlohmann::json& entry : document["benchmarks"]) {
       const auto name = reporter.registered_names().find(entry.value("run_name", ""));
       if (name == reporter.registered_names().end()) continue;
       if (const nlohmann::json* params = registry.find(name->second)) entry["params"] = *params;
     }
+    if (options.finish_context) options.finish_context(sonde);
     write_file_atomically(*options.out, document.dump(1) + "\n");
   }
   return reporter.outcome();

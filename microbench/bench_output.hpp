@@ -2,12 +2,18 @@
 // one place for reporting, shared by every benchmark program. The file is Google Benchmark's JSON
 // with the run context under context.sonde and each benchmark's parameters under "params"; it is
 // written atomically, only once every benchmark has run.
+//
+// Shared VMs are noisy: a benchmark whose repetitions spread more than a threshold (their
+// coefficient of variation) is measured again, a bounded number of times, and the file keeps the
+// first attempt within the threshold, else the least spread one; its entries say so under "noise",
+// and context.sonde.noise sums up what was measured again and what stayed noisy.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -21,6 +27,7 @@ class ParamRegistry {
   void add(const std::string& name, nlohmann::json params);
   const nlohmann::json* find(const std::string& name) const;
   std::size_t size() const { return params_.size(); }
+  const std::map<std::string, nlohmann::json>& all() const { return params_; }
 
  private:
   std::map<std::string, nlohmann::json> params_;
@@ -32,6 +39,16 @@ struct OutputOptions {
   bool quiet = false;     // neither screen nor file: an MPI rank other than 0
   // The counters to show on a progress line, the first one a benchmark has.
   std::vector<std::string> headline_counters{"seconds_per_load", "bytes_per_second"};
+  // The coefficient of variation of a benchmark's repetitions (of their real time, the manual
+  // time where the benchmark sets it) above which it is measured again; 0: never.
+  double noise_cv = 0.05;
+  int remeasure = 2;  // how many times at most a noisy benchmark is measured again
+  // Where several processes run the benchmarks together (MPI ranks), they must run the same
+  // passes: given the filter of the next pass on the reporting process ("" on the others; ""
+  // there: no further pass), returns the one every process runs ("": stop).
+  std::function<std::string(const std::string&)> agree;
+  // Called with context.sonde just before the file is written (the load over the run).
+  std::function<void(nlohmann::json& context)> finish_context;
 };
 
 struct RunOutcome {
@@ -41,5 +58,34 @@ struct RunOutcome {
 
 RunOutcome run_benchmarks(const ParamRegistry& registry, const nlohmann::json& context,
                           const OutputOptions& options);
+
+// ---- the pieces of the re-measurement ----
+
+// A Google Benchmark filter that selects exactly the benchmark instances with these full names
+// (the "run_name" of their entries, "chase/ws:4096/min_time:0.030/repeats:5/manual_time"):
+// "^(a|b)$" with the extended regex's special characters escaped. Empty for no names.
+std::string exact_benchmark_filter(const std::vector<std::string>& run_names);
+
+struct NoisyBenchmark {
+  std::string run_name;
+  double cv = 0;       // of its repetitions in the first pass
+  double seconds = 0;  // its wall time in the first pass
+};
+
+// The noisy benchmarks to measure again, in order of decreasing cv: taken until the next one's
+// first-pass wall time would bring theirs to more than `budget_seconds`, or the filter of their
+// names to more than `max_filter_chars`; a pass measuring them again takes about that budget.
+std::vector<std::string> select_for_remeasure(std::vector<NoisyBenchmark> noisy,
+                                              double budget_seconds,
+                                              std::size_t max_filter_chars = 32768);
+
+struct NoiseChoice {
+  std::size_t kept_attempt = 0;  // 0: the first pass
+  bool noisy = false;            // no attempt within the threshold
+};
+
+// The attempt to keep, given each attempt's cv in order (the first pass first; nullopt: the
+// attempt failed or gave no cv): the first one at or below `threshold`, else the least spread.
+NoiseChoice choose_attempt(const std::vector<std::optional<double>>& attempts_cv, double threshold);
 
 }  // namespace sonde::microbench

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "microbench/memory_suite.hpp"
+#include "microbench/sizing.hpp"
 #include "microbench/suite_options.hpp"
 #include "microbench/topology.hpp"
 
@@ -19,6 +20,9 @@ struct CharacterizeOptions {
   std::string run_id;   // default: a new UTC time stamp; the id of an unfinished run resumes it
   bool resume = false;  // continue the newest unfinished run of this machine
   std::filesystem::path programs_folder;  // where sonde-bench-* are; default: beside this program
+  double budget_seconds = 0;              // the whole run; 0: 10 minutes (1 minute with --quick)
+  bool budget_given = false;  // an explicit budget the least effort cannot meet is an error
+  bool plan_only = false;     // print the plan and stop: nothing measured, nothing written
 };
 
 // One suite of a run: its program, the options it was given and the parts it will run.
@@ -44,21 +48,27 @@ struct SuiteSelection {
 // "memory", "contention", "overhead", "compute", "mpi" (the last only when asked for).
 std::vector<std::string> suite_names();
 
-// Checks the selection against the machine (usage Errors naming the option) and plans each suite.
-std::vector<SuiteRun> plan_suites(const SuiteSelection& selection, const Topology& topology);
+// Checks the selection against the machine (usage Errors naming the option) and plans each suite
+// on the sized topology (sized_topology) with the sizing's effort.
+std::vector<SuiteRun> plan_suites(const SuiteSelection& selection, const Topology& topology,
+                                  const Sizing& sizing);
 
 struct CharacterizeOutcome {
   std::filesystem::path run_folder;
   std::vector<std::filesystem::path> result_files;
   std::size_t parts_measured = 0;
   std::size_t parts_kept = 0;  // finished by an earlier, interrupted invocation
+  bool planned_only = false;   // --plan: nothing ran
 };
 
-// Throws a usage Error for options that conflict with the run being resumed, an io Error for an
-// unwritable results folder (before anything runs), an Error with ExitCode::interrupted when a
-// signal stopped it, and a failure Error naming the parts that failed.
-CharacterizeOutcome characterize(const CharacterizeOptions& options,
-                                 const std::vector<SuiteRun>& suites);
+// Plans the run (sizes from the memory this process may use and a coarse latency probe, effort
+// from the budget; printed before anything runs), then runs it part by part with progress for the
+// whole run. Throws a usage Error for options that conflict with the run being resumed or a
+// budget the least effort cannot meet, an io Error for an unwritable results folder (before
+// anything runs), an Error with ExitCode::interrupted when a signal stopped it, and a failure
+// Error naming the parts that failed.
+CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelection selection,
+                                 const Topology& topology);
 
 // The folder of the running program (/proc/self/exe), where the benchmark programs are installed.
 std::filesystem::path own_folder();

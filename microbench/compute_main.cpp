@@ -14,12 +14,12 @@ int main(int argc, char** argv) {
       "throughput of single operations (paper 004's kernel library, paper 003's flop rules)";
   suite.headline_counters = {"flops_per_second", "seconds_per_operation"};
   suite.add_options = [&](CLI::App& app) { add_common_options(app, options); };
-  suite.plan = [&](const Topology& topology) {
-    plan = plan_compute_suite(options, topology);
+  suite.plan = [&](const Topology& topology, const Sizing& sizing) {
+    plan = plan_compute_suite(options, topology, sizing);
     return SuiteParts{plan.parts, {}};
   };
-  suite.register_benchmarks = [&](const Topology& topology, const std::optional<CoreClock>& clock,
-                                  ParamRegistry& registry) {
+  suite.register_benchmarks = [&](const Topology& topology, const Sizing&,
+                                  const std::optional<CoreClock>& clock, ParamRegistry& registry) {
     register_compute_suite(plan, topology, clock, registry);
     return to_json(plan);
   };

@@ -25,10 +25,11 @@ constexpr const char* kRegisterOnly =
 
 std::vector<std::string> compute_part_names() { return {"peak", "kernels"}; }
 
-ComputeSuitePlan plan_compute_suite(const CommonOptions& options, const Topology& topology) {
+ComputeSuitePlan plan_compute_suite(const CommonOptions& options, const Topology& topology,
+                                    const Sizing& sizing) {
   ComputeSuitePlan plan;
-  plan.repetitions = options.repetitions_or_default();
-  plan.min_time_seconds = options.min_time_or(0.05, 0.002);
+  plan.repetitions = planned_repetitions(options, sizing);
+  plan.min_time_seconds = planned_min_time(options, sizing, 0.05, 0.002);
   plan.thread_counts = {1};
   if (topology.cores() > 1) plan.thread_counts.push_back(topology.cores());
   for (const FmaUnit& unit : available_fma_units()) plan.units.emplace_back(unit.name);

@@ -10,6 +10,7 @@
 
 #include "microbench/bench_output.hpp"
 #include "microbench/clock.hpp"
+#include "microbench/sizing.hpp"
 #include "microbench/suite_options.hpp"
 #include "microbench/topology.hpp"
 
@@ -24,7 +25,8 @@ struct ComputeSuitePlan {
 };
 
 std::vector<std::string> compute_part_names();
-ComputeSuitePlan plan_compute_suite(const CommonOptions& options, const Topology& topology);
+ComputeSuitePlan plan_compute_suite(const CommonOptions& options, const Topology& topology,
+                                    const Sizing& sizing);
 void register_compute_suite(const ComputeSuitePlan& plan, const Topology& topology,
                             const std::optional<CoreClock>& clock, ParamRegistry& registry);
 nlohmann::json to_json(const ComputeSuitePlan& plan);

@@ -15,12 +15,12 @@ int main(int argc, char** argv) {
       "word, false sharing, and loads of lines clean, shared or dirty in another core's cache";
   suite.headline_counters = {"seconds_per_access", "seconds_per_operation", "seconds_per_load"};
   suite.add_options = [&](CLI::App& app) { add_common_options(app, options); };
-  suite.plan = [&](const Topology& topology) {
-    plan = plan_contention_suite(options, topology);
+  suite.plan = [&](const Topology& topology, const Sizing& sizing) {
+    plan = plan_contention_suite(options, topology, sizing);
     return SuiteParts{plan.parts, plan.skipped_parts};
   };
-  suite.register_benchmarks = [&](const Topology& topology, const std::optional<CoreClock>& clock,
-                                  ParamRegistry& registry) {
+  suite.register_benchmarks = [&](const Topology& topology, const Sizing&,
+                                  const std::optional<CoreClock>& clock, ParamRegistry& registry) {
     register_contention_suite(plan, topology, clock, registry);
     return to_json(plan);
   };

@@ -66,7 +66,8 @@ void register_access(const ContentionSuitePlan& plan, const Topology& topology,
           for (unsigned stride : plan.strides) {
             const AccessExperiment experiment{threads, stride, level, store, concurrent};
             const std::string code = experiment_code(experiment);
-            const std::uint64_t bytes = sub_array_bytes(topology, level, threads, concurrent);
+            const std::uint64_t bytes =
+                sub_array_bytes(topology, level, threads, concurrent, plan.dram_bytes);
             const std::size_t n = bytes / 8;
             const std::size_t touched = (n + stride - 1) / stride;
             const std::size_t passes = std::max<std::size_t>(1, kAccessesPerThread / touched);
@@ -322,14 +323,13 @@ std::string experiment_code(const AccessExperiment& e) {
 }
 
 std::uint64_t sub_array_bytes(const Topology& topology, const std::string& level, unsigned threads,
-                              bool concurrent) {
+                              bool concurrent, std::uint64_t dram_bytes) {
   const auto& caches = topology.data_caches();
   if (caches.empty()) throw usage_error("contention suite", "hwloc reports no caches here");
   const CacheLevel& last = caches.back();
-  const std::uint64_t last_total = last.size_bytes * last.instances;
   std::uint64_t bytes = 0;
   if (level == "dram") {
-    bytes = concurrent ? 4 * last_total : 4 * last_total / threads;
+    bytes = concurrent ? dram_bytes : dram_bytes / threads;
   } else {
     const int depth = level.size() == 2 && level[0] == 'l' ? level[1] - '0' : 0;
     const auto it = std::find_if(caches.begin(), caches.end(),
@@ -436,18 +436,19 @@ std::vector<std::string> contention_part_names() {
   return {"access", "one-word", "false-sharing", "coherence", "numa"};
 }
 
-ContentionSuitePlan plan_contention_suite(const CommonOptions& options, const Topology& topology) {
+ContentionSuitePlan plan_contention_suite(const CommonOptions& options, const Topology& topology,
+                                          const Sizing& sizing) {
   ContentionSuitePlan plan;
-  plan.repetitions = options.repetitions_or_default();
-  plan.min_time_seconds = options.min_time_or(0.02, 0.002);
+  plan.repetitions = planned_repetitions(options, sizing);
+  plan.min_time_seconds = planned_min_time(options, sizing, 0.02, 0.002);
   const unsigned cores = std::max(1u, topology.cores());
-  for (unsigned t = 1; t < cores; t *= 2) plan.thread_counts.push_back(t);
-  plan.thread_counts.push_back(cores);
+  plan.thread_counts = sizing.thread_counts(cores);
+  plan.dram_bytes = sizing.dram_bytes(topology);
   if (options.quick) {
     plan.strides = {1, 8, 256};
     plan.levels = {"l1"};
   } else {
-    for (unsigned s = 1; s <= 256; s *= 2) plan.strides.push_back(s);
+    plan.strides = sizing.strides();
     for (const CacheLevel& cache : topology.data_caches()) {
       plan.levels.push_back(fmt::format("l{}", cache.depth));
     }
@@ -484,6 +485,7 @@ ContentionSuitePlan plan_contention_suite(const CommonOptions& options, const To
       options.quick ? (8u << 20) : std::clamp<std::uint64_t>(4 * last, 64u << 20, 1u << 30);
   if (smallest != UINT64_MAX && smallest > 0)
     plan.numa_bytes = std::min(plan.numa_bytes, smallest / 4);
+  plan.numa_bytes = std::min(plan.numa_bytes, sizing.max_buffer_bytes);
   plan.numa_bytes = plan.numa_bytes / 4096 * 4096;
   return plan;
 }
@@ -506,6 +508,7 @@ nlohmann::json to_json(const ContentionSuitePlan& plan) {
           {"levels", plan.levels},
           {"numa_nodes", plan.numa_nodes},
           {"numa_working_set_bytes", plan.numa_bytes},
+          {"dram_bytes", plan.dram_bytes},
           {"repetitions", plan.repetitions},
           {"min_time_seconds", plan.min_time_seconds}};
 }

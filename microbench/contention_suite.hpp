@@ -15,6 +15,7 @@
 
 #include "microbench/bench_output.hpp"
 #include "microbench/clock.hpp"
+#include "microbench/sizing.hpp"
 #include "microbench/suite_options.hpp"
 #include "microbench/topology.hpp"
 
@@ -33,10 +34,11 @@ struct AccessExperiment {
 std::string experiment_code(const AccessExperiment& experiment);
 
 // The bytes of one sub-array for `level` with `threads` threads: half of a private cache level;
-// for the last level, half of what the threads' share of it holds; for DRAM four times the whole
-// last level, split among the threads when each has its own.
+// for the last level, half of what the threads' share of it holds; for DRAM `dram_bytes` (the
+// sizing's: beyond the last level, within the memory this process may use), split among the
+// threads when each has its own.
 std::uint64_t sub_array_bytes(const Topology& topology, const std::string& level, unsigned threads,
-                              bool concurrent);
+                              bool concurrent, std::uint64_t dram_bytes);
 
 struct ContentionSuitePlan {
   std::vector<std::string> parts;
@@ -46,12 +48,14 @@ struct ContentionSuitePlan {
   std::vector<std::string> levels;
   unsigned numa_nodes = 1;
   std::uint64_t numa_bytes = 0;  // the working set of the NUMA experiments
+  std::uint64_t dram_bytes = 0;  // all threads' "dram" sub-arrays together
   int repetitions = 0;
   double min_time_seconds = 0;
 };
 
 std::vector<std::string> contention_part_names();
-ContentionSuitePlan plan_contention_suite(const CommonOptions& options, const Topology& topology);
+ContentionSuitePlan plan_contention_suite(const CommonOptions& options, const Topology& topology,
+                                          const Sizing& sizing);
 void register_contention_suite(const ContentionSuitePlan& plan, const Topology& topology,
                                const std::optional<CoreClock>& clock, ParamRegistry& registry);
 nlohmann::json to_json(const ContentionSuitePlan& plan);

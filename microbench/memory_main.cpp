@@ -18,12 +18,12 @@ int main(int argc, char** argv) {
       "over working sets from the detected caches";
   suite.headline_counters = {"seconds_per_load", "bytes_per_second", "seconds_per_access"};
   suite.add_options = [&](CLI::App& app) { add_memory_options(app, options); };
-  suite.plan = [&](const Topology& topology) {
-    plan = plan_memory_suite(options, topology);
+  suite.plan = [&](const Topology& topology, const Sizing& sizing) {
+    plan = plan_memory_suite(options, topology, sizing);
     return SuiteParts{plan->parts, plan->skipped_parts};
   };
-  suite.register_benchmarks = [&](const Topology& topology, const std::optional<CoreClock>& clock,
-                                  ParamRegistry& registry) {
+  suite.register_benchmarks = [&](const Topology& topology, const Sizing&,
+                                  const std::optional<CoreClock>& clock, ParamRegistry& registry) {
     register_memory_suite(*plan, topology, clock, registry);
     return to_json(*plan);
   };

@@ -140,6 +140,51 @@ void register_latency(const MemorySuitePlan& plan, const LatencyVariant& variant
   }
 }
 
+// The coarse probe: one random chase per working set, two an octave, few short repetitions; the
+// fastest repetition is what `sonde characterize` looks at (latency_steps). Its warm-up trip is
+// capped at 2^22 loads: the probe must stay short whatever hwloc claims.
+void register_probe(const MemorySuitePlan& plan, const std::optional<CoreClock>& clock,
+                    ParamRegistry& registry) {
+  constexpr std::uint64_t kWarmLoadsCap = 1ull << 22;
+  const int repetitions = plan.quick ? 1 : 3;
+  const double min_time = plan.quick ? 0.0005 : 0.002;
+  for (std::uint64_t bytes : plan.probe_working_sets) {
+    const unsigned line = plan.line_bytes;
+    const std::uint64_t seed = plan.seed;
+    auto run = [=](benchmark::State& state) {
+      ChaseSetup& setup = chase_setup(bytes, ChasePattern::random, PagePolicy::base, line, seed);
+      const void* p = chase(setup.start, std::min<std::uint64_t>(bytes / line, kWarmLoadsCap));
+      for (auto _ : state) {
+        p = chase(p, kChaseStepsPerIteration);
+        benchmark::DoNotOptimize(p);
+      }
+      const auto* begin = static_cast<const char*>(setup.buffer.data());
+      const auto* where = static_cast<const char*>(p);
+      if (where < begin || where >= begin + bytes) {
+        state.SkipWithError("the chase left its working set: the chain is corrupt");
+        return;
+      }
+      add_time_per(state, clock, "load", kChaseStepsPerIteration);
+    };
+    register_benchmark(registry, fmt::format("memory.probe/ws:{}", bytes), run,
+                       {{"suite", "memory"},
+                        {"part", "probe"},
+                        {"kernel", "latency_probe"},
+                        {"pattern", "random"},
+                        {"page_policy", "base"},
+                        {"working_set_bytes", bytes},
+                        {"line_bytes", line},
+                        {"threads", 1},
+                        {"cores", {0}},
+                        {"loads_per_iteration", kChaseStepsPerIteration},
+                        {"counts", count_sources(std::nullopt,
+                                                 "a first look at the latency "
+                                                 "curve; not counted")}},
+                       repetitions, min_time)
+        ->UseRealTime();
+  }
+}
+
 // Values the kernels start from, chosen so that every result is exact in floating point whether
 // or not the compiler fuses the triad's multiply and add: small integers times 3.
 double initial_a(std::size_t i) { return static_cast<double>(i % 1024); }
@@ -325,19 +370,16 @@ void register_stride(const MemorySuitePlan& plan, const Topology& topology,
     std::uint64_t bytes;
   };
   std::vector<Target> targets;
-  const auto& caches = topology.data_caches();
   if (plan.quick) {
     targets.push_back({"l1", 16384});
   } else {
-    for (const CacheLevel& cache : caches) {
+    for (const CacheLevel& cache : topology.data_caches()) {
       targets.push_back({fmt::format("l{}", cache.depth), cache.size_bytes / 2});
     }
-    const std::uint64_t llc =
-        caches.empty() ? 0 : caches.back().size_bytes * caches.back().instances;
-    targets.push_back({"dram", std::min<std::uint64_t>(4 * llc, plan.working_sets.back())});
+    targets.push_back({"dram", plan.dram_bytes});
   }
   for (const Target& target : targets) {
-    for (std::size_t stride = 1; stride <= 256; stride *= 2) {
+    for (const std::size_t stride : plan.strides) {
       const std::size_t n = target.bytes / 8;
       const std::size_t touched = (n + stride - 1) / stride;
       const std::size_t passes = std::max<std::size_t>(1, kStrideAccessesPerIteration / touched);
@@ -446,7 +488,8 @@ std::vector<std::string> memory_option_arguments(const MemorySuiteOptions& optio
   return args;
 }
 
-MemorySuitePlan plan_memory_suite(const MemorySuiteOptions& options, const Topology& topology) {
+MemorySuitePlan plan_memory_suite(const MemorySuiteOptions& options, const Topology& topology,
+                                  const Sizing& sizing) {
   MemorySuitePlan plan;
   plan.quick = options.common.quick;
   plan.seed = options.seed;
@@ -468,16 +511,13 @@ MemorySuitePlan plan_memory_suite(const MemorySuiteOptions& options, const Topol
                     "one line",
                     format_bytes(static_cast<double>(min_bytes)), plan.line_bytes));
   }
-  const auto& caches = topology.data_caches();
   std::uint64_t max_bytes = 0;
   if (!options.max_working_set.empty()) {
     max_bytes = parse_bytes(options.max_working_set, "--max-working-set");
   } else if (options.common.quick) {
     max_bytes = std::max<std::uint64_t>(min_bytes, 65536);
-  } else if (!caches.empty()) {
-    max_bytes = 8 * caches.back().size_bytes * caches.back().instances;
   } else {
-    throw usage_error("--max-working-set", "hwloc reports no caches here; give the largest size");
+    max_bytes = std::max(min_bytes, sizing.sweep_max_bytes(topology));
   }
   if (max_bytes < min_bytes) {
     throw usage_error("--max-working-set",
@@ -485,19 +525,30 @@ MemorySuitePlan plan_memory_suite(const MemorySuiteOptions& options, const Topol
                                   format_bytes(static_cast<double>(max_bytes)),
                                   format_bytes(static_cast<double>(min_bytes))));
   }
-  const std::uint64_t memory = topology.total_memory_bytes();
-  if (memory > 0 && 2 * max_bytes > memory) {
-    throw usage_error("--max-working-set",
-                      fmt::format("{} is more than half of this machine's memory ({})",
-                                  format_bytes(static_cast<double>(max_bytes)),
-                                  format_bytes(static_cast<double>(memory))));
-  }
+  // Only sizes asked for explicitly are refused; the defaults above fit by construction.
+  const std::uint64_t memory = sizing.usable.bytes;
+  const auto refuse_beyond_memory = [&](std::uint64_t bytes, const char* option) {
+    if (memory > 0 && 2 * bytes > memory) {
+      throw usage_error(
+          option, fmt::format("{} is more than half of the memory this process may "
+                              "use ({}, bound by {})",
+                              format_bytes(static_cast<double>(bytes)),
+                              format_bytes(static_cast<double>(memory)), sizing.usable.bound_by));
+    }
+  };
+  if (!options.max_working_set.empty()) refuse_beyond_memory(max_bytes, "--max-working-set");
+  // Dense points where the run sizes the caches, and where hwloc claims them when that differs.
   std::vector<std::uint64_t> capacities;
-  for (const CacheLevel& cache : caches) capacities.push_back(cache.size_bytes);
+  for (const CacheLevel& cache : topology.data_caches()) capacities.push_back(cache.size_bytes);
+  for (const LevelCapacity& level : sizing.levels) {
+    if (level.bytes != level.hwloc_bytes || !level.seen) capacities.push_back(level.hwloc_bytes);
+  }
   SweepSpec spec;
   spec.min_bytes = min_bytes / plan.line_bytes * plan.line_bytes;
   spec.max_bytes = max_bytes / plan.line_bytes * plan.line_bytes;
   spec.granule_bytes = plan.line_bytes;
+  spec.points_per_octave = sizing.effort.points_per_octave;
+  spec.dense_points_per_octave = sizing.effort.dense_points_per_octave;
   if (options.common.quick) {
     spec.points_per_octave = 0.5;
     spec.dense_points_per_octave = 0;
@@ -512,10 +563,7 @@ MemorySuitePlan plan_memory_suite(const MemorySuiteOptions& options, const Topol
                           fmt::format("{} is smaller than one cache line ({} B)",
                                       format_bytes(static_cast<double>(bytes)), plan.line_bytes));
       }
-      if (memory > 0 && 2 * bytes > memory) {
-        throw usage_error("--sizes", fmt::format("{} is more than half of this machine's memory",
-                                                 format_bytes(static_cast<double>(bytes))));
-      }
+      refuse_beyond_memory(bytes, "--sizes");
       plan.working_sets.push_back(bytes / plan.line_bytes * plan.line_bytes);
     }
     std::sort(plan.working_sets.begin(), plan.working_sets.end());
@@ -535,11 +583,21 @@ MemorySuitePlan plan_memory_suite(const MemorySuiteOptions& options, const Topol
   }
   std::sort(plan.thread_counts.begin(), plan.thread_counts.end());
 
-  plan.repetitions = options.common.repetitions_or_default();
-  plan.min_time_seconds = options.common.min_time_or(0.03, 0.002);
+  plan.repetitions = planned_repetitions(options.common, sizing);
+  plan.min_time_seconds = planned_min_time(options.common, sizing, 0.03, 0.002);
   plan.huge_pages = huge_pages_available();
+  plan.dram_bytes = options.common.quick ? 16384 : sizing.dram_bytes(topology);
+  plan.strides = sizing.strides();
 
-  for (const std::string& part : select_parts(options.common.parts, memory_part_names(plan))) {
+  // The probe runs only when named: it is `sonde characterize`'s first look, not a result.
+  std::vector<std::string> asked = options.common.parts;
+  if (const auto probe = std::find(asked.begin(), asked.end(), "probe"); probe != asked.end()) {
+    asked.erase(probe);
+    plan.parts.push_back("probe");
+    plan.probe_working_sets = probe_working_sets(sizing, options.common.quick);
+    if (asked.empty()) return plan;
+  }
+  for (const std::string& part : select_parts(asked, memory_part_names(plan))) {
     if (part == "latency-random-huge" && !plan.huge_pages) {
       plan.skipped_parts.push_back(fmt::format("{}: transparent huge pages are '{}' here", part,
                                                transparent_huge_page_mode()));
@@ -562,6 +620,7 @@ std::size_t register_memory_suite(const MemorySuitePlan& plan, const Topology& t
                                   const std::optional<CoreClock>& clock, ParamRegistry& registry) {
   const auto selected = [&](const std::string& part) { return has_part(plan.parts, part); };
   const std::size_t before = registry.size();
+  if (selected("probe")) register_probe(plan, clock, registry);
   for (const LatencyVariant& variant : kLatencyVariants) {
     if (selected(variant.part)) register_latency(plan, variant, clock, topology, registry);
   }
@@ -582,6 +641,9 @@ nlohmann::json to_json(const MemorySuitePlan& plan) {
           {"huge_pages_available", plan.huge_pages},
           {"parts", plan.parts},
           {"skipped_parts", plan.skipped_parts},
+          {"probe_working_sets_bytes", plan.probe_working_sets},
+          {"dram_bytes", plan.dram_bytes},
+          {"strides_words", plan.strides},
           {"seed", plan.seed},
           {"quick", plan.quick}};
 }

@@ -12,6 +12,7 @@
 
 #include "microbench/bench_output.hpp"
 #include "microbench/clock.hpp"
+#include "microbench/sizing.hpp"
 #include "microbench/suite_options.hpp"
 #include "microbench/topology.hpp"
 
@@ -20,7 +21,7 @@ namespace sonde::microbench {
 struct MemorySuiteOptions {
   CommonOptions common;  // quick, repetitions (5), min time (0.03 s), parts
   std::string min_working_set = "4KiB";
-  std::string max_working_set;       // empty: 8 times the last-level cache
+  std::string max_working_set;       // empty: the sizing's sweep (8 times the last level)
   std::vector<std::string> sizes;    // exact working sets instead of the sweep
   std::vector<std::string> threads;  // thread counts, "all" for every core; empty: 1 and all
   std::uint64_t seed = 20261121;     // for the chase permutations
@@ -35,20 +36,26 @@ std::vector<std::string> memory_option_arguments(const MemorySuiteOptions& optio
 struct MemorySuitePlan {
   std::vector<std::uint64_t> working_sets;  // the latency and bandwidth sweep
   std::vector<unsigned> thread_counts;
+  std::vector<unsigned> strides;  // of the stride experiment, in words
   unsigned line_bytes = 0;
   std::string line_bytes_source;
   int repetitions = 0;
   double min_time_seconds = 0;
   bool huge_pages = false;
-  std::vector<std::string> parts;          // the selected parts that can run here
-  std::vector<std::string> skipped_parts;  // "part: reason"
+  std::vector<std::string> parts;                 // the selected parts that can run here
+  std::vector<std::string> skipped_parts;         // "part: reason"
+  std::vector<std::uint64_t> probe_working_sets;  // the coarse latency probe (part "probe")
+  std::uint64_t dram_bytes = 0;                   // the stride experiment's "dram" sub-array
   std::uint64_t seed = 0;
   bool quick = false;
 };
 
 // Throws a usage Error naming the option for a working set below one cache line, more threads
-// than cores, an unknown part, a size beyond the machine's memory.
-MemorySuitePlan plan_memory_suite(const MemorySuiteOptions& options, const Topology& topology);
+// than cores, an unknown part, a size beyond half the memory this process may use. Default sizes
+// come from `sizing` (and the sized `topology`) and are never refused. The part "probe", the
+// coarse latency sweep `sonde characterize` runs first, runs only when asked for by name.
+MemorySuitePlan plan_memory_suite(const MemorySuiteOptions& options, const Topology& topology,
+                                  const Sizing& sizing);
 
 // Every part the suite can have on this machine with these options, in running order.
 std::vector<std::string> memory_part_names(const MemorySuitePlan& plan);

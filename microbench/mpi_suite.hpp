@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "microbench/bench_output.hpp"
-#include "microbench/mpi_parts.hpp"
+#include "microbench/mpi_plan.hpp"
 #include "microbench/suite_options.hpp"
 #include "microbench/topology.hpp"
 
@@ -32,39 +32,12 @@ struct RankPlace {
 // "same-core", "same-numa", "same-socket", "same-node" or "other-node".
 std::string pair_class(const RankPlace& a, const RankPlace& b);
 
-struct MpiSuitePlan {
-  int ranks = 1;
-  std::vector<std::string> parts;
-  std::vector<std::string> skipped_parts;
-  std::vector<std::uint64_t> pingpong_bytes;  // 0 B to 16 MiB, dense where protocols switch
-  std::uint64_t map_latency_bytes = 8;
-  std::uint64_t map_bandwidth_bytes = 4u << 20;
-  std::vector<std::pair<int, int>> map_pairs;
-  std::vector<std::uint64_t> stream_bytes;
-  unsigned window = 64;                         // non-blocking sends in flight
-  std::vector<int> communicator_sizes;          // 2, 4, 8, ..., all ranks
-  std::vector<std::uint64_t> collective_bytes;  // per rank (per pair for alltoall)
-  std::uint64_t collective_buffer_cap = 256u << 20;
-  int repetitions = 0;
-  double min_time_seconds = 0;
-  double warm_up_seconds = 0;  // Google Benchmark's warm-up before each benchmark's runs
-};
-
-std::vector<std::string> collective_names();
-
-// The plan for `ranks` ranks; the same on every rank, so that all register the same benchmarks.
-// `message_bytes`, when given, replaces the ping-pong sizes.
-MpiSuitePlan plan_mpi_suite(const CommonOptions& options, int ranks,
-                            const std::vector<std::uint64_t>& message_bytes = {});
-
 // Every rank's host and placement, gathered with MPI_Allgather.
 std::vector<RankPlace> gather_places(const Topology& topology, MPI_Comm world);
 
 // Registers the planned benchmarks; collective: every rank must call it, in the same order.
 void register_mpi_suite(const MpiSuitePlan& plan, const std::vector<RankPlace>& places,
                         ParamRegistry& registry);
-
-nlohmann::json to_json(const MpiSuitePlan& plan);
 
 // The MPI library and version, the hosts with their ranks, and ranks per node.
 nlohmann::json mpi_context(const std::vector<RankPlace>& places);

@@ -15,12 +15,12 @@ int main(int argc, char** argv) {
   suite.headline_counters = {"seconds_per_switch", "seconds_per_message", "seconds_per_operation",
                              "bytes_per_second"};
   suite.add_options = [&](CLI::App& app) { add_common_options(app, options); };
-  suite.plan = [&](const Topology& topology) {
-    plan = plan_overhead_suite(options, topology);
+  suite.plan = [&](const Topology& topology, const Sizing& sizing) {
+    plan = plan_overhead_suite(options, topology, sizing);
     return SuiteParts{plan.parts, plan.skipped_parts};
   };
-  suite.register_benchmarks = [&](const Topology& topology, const std::optional<CoreClock>& clock,
-                                  ParamRegistry& registry) {
+  suite.register_benchmarks = [&](const Topology& topology, const Sizing&,
+                                  const std::optional<CoreClock>& clock, ParamRegistry& registry) {
     register_overhead_suite(plan, topology, clock, registry);
     return to_json(plan);
   };

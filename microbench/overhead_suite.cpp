@@ -118,18 +118,18 @@ constexpr const char* kSystemNotDerived =
 
 std::vector<std::string> overhead_part_names() { return {"process", "pipe", "sync"}; }
 
-OverheadSuitePlan plan_overhead_suite(const CommonOptions& options, const Topology& topology) {
+OverheadSuitePlan plan_overhead_suite(const CommonOptions& options, const Topology& topology,
+                                      const Sizing& sizing) {
   OverheadSuitePlan plan;
-  plan.repetitions = options.repetitions_or_default();
-  plan.min_time_seconds = options.min_time_or(0.05, 0.002);
+  plan.repetitions = planned_repetitions(options, sizing);
+  plan.min_time_seconds = planned_min_time(options, sizing, 0.05, 0.002);
   // Waking a process on another core got slower the longer the exchange ran on this VM (33 us a
   // round trip over 1000 exchanges, 49 us over 100000: the host adapts its idle polling), so the
   // pipe benchmarks run long enough to reach that steady state, as perf bench sched pipe does.
-  plan.pipe_min_time_seconds = options.min_time_or(0.5, 0.002);
+  plan.pipe_min_time_seconds = planned_min_time(options, sizing, 0.5, 0.002);
   plan.two_cores = topology.cores() >= 2;
   plan.pipe_message_bytes = options.quick ? (256u << 10) : (16u << 20);
-  for (unsigned t = 1; t < topology.cores(); t *= 2) plan.thread_counts.push_back(t);
-  plan.thread_counts.push_back(std::max(1u, topology.cores()));
+  plan.thread_counts = sizing.thread_counts(topology.cores());
   plan.parts = select_parts(options.parts, overhead_part_names());
   if (!plan.two_cores && has_part(plan.parts, "pipe")) {
     plan.skipped_parts.push_back("pipe latency and bandwidth: need two cores");

@@ -12,6 +12,7 @@
 
 #include "microbench/bench_output.hpp"
 #include "microbench/clock.hpp"
+#include "microbench/sizing.hpp"
 #include "microbench/suite_options.hpp"
 #include "microbench/suite_program.hpp"
 #include "microbench/topology.hpp"
@@ -30,7 +31,8 @@ struct OverheadSuitePlan {
 };
 
 std::vector<std::string> overhead_part_names();
-OverheadSuitePlan plan_overhead_suite(const CommonOptions& options, const Topology& topology);
+OverheadSuitePlan plan_overhead_suite(const CommonOptions& options, const Topology& topology,
+                                      const Sizing& sizing);
 void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topology,
                              const std::optional<CoreClock>& clock, ParamRegistry& registry);
 nlohmann::json to_json(const OverheadSuitePlan& plan);

@@ -30,6 +30,18 @@ void add_common_options(CLI::App& app, CommonOptions& options) {
                  "Count KIND (loads, stores, l1_misses, l2_misses, llc_misses, l1_writebacks, "
                  "llc_writebacks) with this PAPI event, e.g. llc_misses=perf::LLC-LOAD-MISSES")
       ->type_name("KIND=EVENT");
+  app.add_option("--noise-cv", options.noise_cv,
+                 "Coefficient of variation of a benchmark's repetitions above which it is "
+                 "measured again (default 0.05; 0: never)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option(
+         "--sizing", options.sizing_file,
+         "Sizes and effort decided by `sonde characterize` (a sizing.json of a run folder); "
+         "default: hwloc's caches, clamped to the memory this process may use")
+      ->check(CLI::ExistingFile);
+  app.add_option("--remeasure", options.remeasure,
+                 "How many times at most a noisy benchmark is measured again (default 2)")
+      ->check(CLI::NonNegativeNumber);
 }
 
 std::vector<std::string> common_option_arguments(const CommonOptions& options) {
@@ -40,6 +52,14 @@ std::vector<std::string> common_option_arguments(const CommonOptions& options) {
     args.push_back(fmt::format("--min-time={}", options.min_time_seconds));
   }
   for (const std::string& event : options.papi_events) args.push_back("--papi-event=" + event);
+  // Only where they differ from the defaults, so that earlier arguments stay as they were.
+  if (options.noise_cv != CommonOptions{}.noise_cv) {
+    args.push_back(fmt::format("--noise-cv={}", options.noise_cv));
+  }
+  if (!options.sizing_file.empty()) args.push_back("--sizing=" + options.sizing_file);
+  if (options.remeasure != CommonOptions{}.remeasure) {
+    args.push_back(fmt::format("--remeasure={}", options.remeasure));
+  }
   return args;
 }
 

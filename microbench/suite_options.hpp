@@ -22,6 +22,11 @@ struct CommonOptions {
   double min_time_seconds = 0;           // 0: the suite's default
   std::vector<std::string> parts;        // empty: every part
   std::vector<std::string> papi_events;  // "KIND=EVENT": the PAPI event for a count kind
+  // The coefficient of variation of a benchmark's repetitions above which it is measured again
+  // (0: never), and how many times at most.
+  double noise_cv = 0.05;
+  int remeasure = 2;
+  std::string sizing_file;  // the run's sizing (sizing.hpp); empty: hwloc's, clamped to memory
 
   int repetitions_or_default() const { return repetitions > 0 ? repetitions : (quick ? 2 : 5); }
   double min_time_or(double normal, double quick_mode) const {

@@ -12,6 +12,7 @@
 #include "core/version.hpp"
 #include "microbench/counters.hpp"
 #include "microbench/run_context.hpp"
+#include "microbench/system_load.hpp"
 
 namespace sonde::microbench {
 
@@ -36,7 +37,21 @@ int run_suite_program(const SuiteProgram& suite, int argc, char** argv) {
     }
 
     const Topology topology = Topology::from_system();
-    const SuiteParts parts = suite.plan(topology);
+    // The sizes: the run's sizing when `sonde characterize` decided one, else hwloc's caches
+    // clamped to the memory this process may use.
+    const CommonOptions no_options;
+    const CommonOptions& common = suite.common != nullptr ? *suite.common : no_options;
+    const Sizing sizing =
+        common.sizing_file.empty()
+            ? default_sizing(topology,
+                             usable_memory(read_memory_readings(), topology.total_memory_bytes()))
+            : read_sizing(common.sizing_file);
+    if (common.sizing_file.empty() && !suite.quiet && !list_parts) {
+      for (const std::string& note : sizing.notes)
+        fmt::print(stderr, "{}: note: {}\n", suite.program, note);
+    }
+    const Topology sized = sized_topology(topology, sizing);
+    const SuiteParts parts = suite.plan(sized, sizing);
     for (const std::string& skipped : parts.skipped) {
       if (!suite.quiet) fmt::print(stderr, "{}: skipped {}\n", suite.program, skipped);
     }
@@ -59,7 +74,8 @@ int run_suite_program(const SuiteProgram& suite, int argc, char** argv) {
 
     ParamRegistry registry;
     nlohmann::json context = make_run_context(suite.suite, topology, clock, command_line);
-    context[suite.suite + "_suite"] = suite.register_benchmarks(topology, clock, registry);
+    context["sizing"] = to_json(sizing);
+    context[suite.suite + "_suite"] = suite.register_benchmarks(sized, sizing, clock, registry);
     context["counters"] = HardwareCounters::get().to_json();
     if (suite.add_context) suite.add_context(context);
     add_to_benchmark_context(context);
@@ -72,6 +88,32 @@ int run_suite_program(const SuiteProgram& suite, int argc, char** argv) {
     output.progress = progress;
     output.quiet = suite.quiet;
     output.headline_counters = suite.headline_counters;
+    if (suite.common != nullptr) {
+      output.noise_cv = suite.common->noise_cv;
+      output.remeasure = suite.common->remeasure;
+    }
+    output.agree = suite.agree;
+    // The load on the machine while it measured: steal time, other processes.
+    std::optional<LoadSample> load_start;
+    std::string load_error;
+    if (!suite.quiet) {
+      try {
+        load_start = sample_load();
+      } catch (const Error& e) {
+        load_error = e.what();
+      }
+    }
+    output.finish_context = [&](nlohmann::json& sonde) {
+      if (!load_start) {
+        sonde["load"] = {{"error", load_error}};
+        return;
+      }
+      try {
+        sonde["load"] = to_json(load_between(*load_start, sample_load()));
+      } catch (const Error& e) {
+        sonde["load"] = {{"error", e.what()}};
+      }
+    };
     const RunOutcome outcome = run_benchmarks(registry, context, output);
     benchmark::Shutdown();
     if (outcome.failed > 0 && !suite.quiet) {

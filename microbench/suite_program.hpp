@@ -12,6 +12,7 @@
 
 #include "microbench/bench_output.hpp"
 #include "microbench/clock.hpp"
+#include "microbench/sizing.hpp"
 #include "microbench/suite_options.hpp"
 #include "microbench/topology.hpp"
 
@@ -33,10 +34,16 @@ struct SuiteProgram {
   bool bind_to_first_core = true;  // false where a launcher places the process (MPI)
   // What the run context adds, after the plan (the MPI library, the hosts).
   std::function<void(nlohmann::json&)> add_context;
+  // Where several processes run the benchmarks together (MPI ranks): given the filter of the next
+  // re-measuring pass on the process that reports ("" on the others), returns the one every
+  // process runs ("": no further pass). See OutputOptions::agree.
+  std::function<std::string(const std::string&)> agree;
   // Checks the options against the machine (usage Errors) and says which parts run.
-  std::function<SuiteParts(const Topology&)> plan;
+  // The topology is hwloc's with the caches the run's sizing sized for (sized_topology).
+  std::function<SuiteParts(const Topology&, const Sizing&)> plan;
   // Registers the benchmarks of the planned parts; returns what the context should say of the plan.
-  std::function<nlohmann::json(const Topology&, const std::optional<CoreClock>&, ParamRegistry&)>
+  std::function<nlohmann::json(const Topology&, const Sizing&, const std::optional<CoreClock>&,
+                               ParamRegistry&)>
       register_benchmarks;
 };
 

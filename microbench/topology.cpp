@@ -131,6 +131,19 @@ void Topology::read() {
   }
 }
 
+Topology Topology::with_data_caches(std::vector<CacheLevel> caches) const {
+  Topology copy = *this;
+  copy.all_caches_.clear();
+  for (const CacheLevel& level : all_caches_) {
+    if (level.kind == "instruction") copy.all_caches_.push_back(level);
+  }
+  copy.all_caches_.insert(copy.all_caches_.end(), caches.begin(), caches.end());
+  std::stable_sort(copy.all_caches_.begin(), copy.all_caches_.end(),
+                   [](const CacheLevel& a, const CacheLevel& b) { return a.depth < b.depth; });
+  copy.data_caches_ = std::move(caches);
+  return copy;
+}
+
 std::optional<unsigned> Topology::line_bytes() const {
   for (const CacheLevel& level : data_caches_) {
     if (level.line_bytes > 0) return level.line_bytes;

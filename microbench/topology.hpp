@@ -62,6 +62,9 @@ class Topology {
   std::uint64_t total_memory_bytes() const;
   const std::string& cpu_model() const { return cpu_model_; }
   const std::string& cpu_vendor() const { return cpu_vendor_; }
+  // A copy whose data caches are `caches` (sized by the run, see sizing.hpp); instruction
+  // caches, cores, NUMA nodes and binding stay as they are.
+  Topology with_data_caches(std::vector<CacheLevel> caches) const;
   // True when the topology describes the machine this process runs on (binding is possible).
   bool is_this_system() const { return this_system_; }
 

@@ -80,15 +80,16 @@ if(NOT err MATCHES "kept from before" OR err MATCHES "memory.latency")
   message(FATAL_ERROR "rerunning a finished run measured again:\n${err}")
 endif()
 
-# Interrupt a longer run, then resume it: it ends complete, and reports the parts it kept.
-set(longer ${common} --repetitions=25)
-execute_process(COMMAND timeout --preserve-status -s INT 3 ${SONDE} characterize ${longer} --run-id second
+# Interrupt a run that cannot finish in time (24 benchmarks of at least ten 0.1 s repetitions),
+# then resume it: it ends complete, keeping what was finished. A run that ends before the
+# interrupt fails the test: it would prove nothing.
+set(longer ${common} --suite compute --repetitions=10 --min-time=0.1)
+execute_process(COMMAND timeout --preserve-status -s INT 16 ${SONDE} characterize ${longer} --run-id second
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(rc EQUAL 0)
-  message(STATUS "the run finished before the interrupt; resumption is checked on a finished run")
-elseif(NOT rc EQUAL 130 OR NOT err MATCHES "interrupted during part")
+if(NOT rc EQUAL 130 OR NOT err MATCHES "interrupted during part")
   message(FATAL_ERROR "an interrupt gave exit ${rc}:\n${err}")
 endif()
+set(interrupted_err "${err}")
 file(GLOB leftovers ${WORK}/results/smoke/second/*.tmp.*)
 if(leftovers)
   message(FATAL_ERROR "the interrupt left temporary files: ${leftovers}")
@@ -96,6 +97,9 @@ endif()
 run_ok(${SONDE} characterize ${longer} --resume)
 if(NOT err MATCHES "continuing run second")
   message(FATAL_ERROR "--resume did not pick the interrupted run:\n${err}")
+endif()
+if(interrupted_err MATCHES "\\[2/2\\] compute kernels" AND NOT err MATCHES "peak: kept from before")
+  message(FATAL_ERROR "the resumed run measured the finished part again:\n${err}")
 endif()
 file(READ ${WORK}/results/smoke/second/run.json manifest)
 string(JSON complete GET "${manifest}" complete)
@@ -118,10 +122,25 @@ expect_error("unknown part 'nonsense'; the parts are latency-random-base" ${SOND
 run_ok(${SONDE} characterize ${common} --run-id parts --part peak)
 file(GLOB parts ${WORK}/results/smoke/parts/*.json)
 list(LENGTH parts count)
-if(NOT count EQUAL 2 OR NOT EXISTS ${WORK}/results/smoke/parts/compute-peak.json)
+if(NOT count EQUAL 3 OR NOT EXISTS ${WORK}/results/smoke/parts/compute-peak.json
+   OR NOT EXISTS ${WORK}/results/smoke/parts/sizing.json)
   message(FATAL_ERROR "--part peak wrote: ${parts}")
 endif()
 expect_error("smaller than one cache line" ${SONDE} characterize ${common} --min-working-set 8B)
+# The plan on a machine we do not have: the 2-core guest whose hwloc claims an L3 of 508 MiB per
+# core. --plan prints it and writes nothing; a budget below the least effort is refused.
+execute_process(COMMAND ${CMAKE_COMMAND} -E env HWLOC_XMLFILE=${FIXTURES}/turin-vm-508mib-l3.xml
+                        HWLOC_THISSYSTEM=1 ${SONDE} characterize --plan --results ${WORK}/planned
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT err MATCHES "Plan: effort" OR NOT err MATCHES "508 MiB"
+   OR NOT err MATCHES "against a budget of 10m00s" OR err MATCHES "least effort does not fit")
+  message(FATAL_ERROR "--plan on the 508 MiB guest gave exit ${rc}:\n${err}")
+endif()
+if(EXISTS ${WORK}/planned)
+  message(FATAL_ERROR "--plan wrote ${WORK}/planned")
+endif()
+expect_error("--budget: 1s is less than the shortest plan" ${SONDE} characterize --budget 1s --plan)
+expect_error("expected a duration" ${SONDE} characterize --budget ten --plan)
 file(WRITE ${WORK}/a-file "")
 expect_error("a-file" ${SONDE} characterize --quick --results ${WORK}/a-file/results)
 expect_error("unfinished run" ${SONDE} characterize --quick --results ${WORK}/empty --resume)

@@ -13,9 +13,15 @@ constexpr const char* kBigMachine =
     "pack:2 numa:2(memory=68719476736) l3:4(size=33554432) l2:4(size=1048576) "
     "l1d:1(size=49152) core:1 pu:2";
 
+// The machine as it comes: every byte of its NUMA memory may be used.
+Sizing sizing_of(const Topology& topology) {
+  return default_sizing(
+      topology, {topology.total_memory_bytes(), "hwloc NUMA memory", {"hwloc NUMA memory"}});
+}
+
 std::string usage_message(const MemorySuiteOptions& options, const Topology& topology) {
   try {
-    plan_memory_suite(options, topology);
+    plan_memory_suite(options, topology, sizing_of(topology));
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::usage);
     return e.what();
@@ -25,7 +31,7 @@ std::string usage_message(const MemorySuiteOptions& options, const Topology& top
 
 TEST(MemorySuitePlan, SizesComeFromTheCaches) {
   const Topology topology = Topology::from_synthetic(kBigMachine);
-  const MemorySuitePlan plan = plan_memory_suite({}, topology);
+  const MemorySuitePlan plan = plan_memory_suite({}, topology, sizing_of(topology));
   EXPECT_EQ(plan.line_bytes, 64u);
   EXPECT_EQ(plan.working_sets.front(), 4096u);
   // Eight times the whole last level: sixteen 32 MiB slices.
@@ -55,8 +61,9 @@ TEST(MemorySuitePlan, BadOptionsNameTheOption) {
   EXPECT_NE(usage_message(options, topology).find("--threads"), std::string::npos);
   options = {};
   options.max_working_set = "1TiB";
-  EXPECT_NE(usage_message(options, topology).find("more than half of this machine's memory"),
-            std::string::npos);
+  EXPECT_NE(
+      usage_message(options, topology).find("more than half of the memory this process may use"),
+      std::string::npos);
   options.max_working_set = "1KiB";
   EXPECT_NE(usage_message(options, topology).find("below --min-working-set"), std::string::npos);
   options = {};
@@ -70,7 +77,7 @@ TEST(MemorySuitePlan, PartsCanBeChosenAndOptionsRoundTrip) {
   options.common.parts = {"stride", "bandwidth-t1"};
   options.threads = {"1", "all", "1"};
   options.common.quick = true;
-  const MemorySuitePlan plan = plan_memory_suite(options, topology);
+  const MemorySuitePlan plan = plan_memory_suite(options, topology, sizing_of(topology));
   EXPECT_EQ(plan.parts, (std::vector<std::string>{"bandwidth-t1", "stride"}));
   EXPECT_EQ(plan.thread_counts, (std::vector<unsigned>{1, 64}));
   EXPECT_EQ(plan.working_sets, (std::vector<std::uint64_t>{4096, 16384, 65536}));

@@ -8,8 +8,15 @@
 namespace sonde::microbench {
 namespace {
 
+// A node with room for every default buffer.
+Sizing roomy_node() {
+  Sizing sizing;
+  sizing.max_buffer_bytes = 64ull << 30;
+  return sizing;
+}
+
 TEST(MpiPlan, CoversZeroTo16MiBDenselyWhereProtocolsSwitch) {
-  const MpiSuitePlan plan = plan_mpi_suite({}, 4);
+  const MpiSuitePlan plan = plan_mpi_suite({}, roomy_node(), 4, 4);
   EXPECT_EQ(plan.pingpong_bytes.front(), 0u);
   EXPECT_EQ(plan.pingpong_bytes.back(), 16u << 20);
   EXPECT_TRUE(std::is_sorted(plan.pingpong_bytes.begin(), plan.pingpong_bytes.end()));
@@ -27,12 +34,13 @@ TEST(MpiPlan, CoversZeroTo16MiBDenselyWhereProtocolsSwitch) {
 }
 
 TEST(MpiPlan, CommunicatorsDoubleUpToAllRanks) {
-  EXPECT_EQ(plan_mpi_suite({}, 12).communicator_sizes, (std::vector<int>{2, 4, 8, 12}));
-  EXPECT_EQ(plan_mpi_suite({}, 2).communicator_sizes, (std::vector<int>{2}));
+  EXPECT_EQ(plan_mpi_suite({}, roomy_node(), 12, 12).communicator_sizes,
+            (std::vector<int>{2, 4, 8, 12}));
+  EXPECT_EQ(plan_mpi_suite({}, roomy_node(), 2, 2).communicator_sizes, (std::vector<int>{2}));
 }
 
 TEST(MpiPlan, LargeJobsSampleTheMap) {
-  const MpiSuitePlan plan = plan_mpi_suite({}, 64);
+  const MpiSuitePlan plan = plan_mpi_suite({}, roomy_node(), 64, 64);
   // Rank 0 with each of the 63 others, and each of ranks 1..31 with the one 32 away.
   EXPECT_EQ(plan.map_pairs.size(), 63u + 31u);
   EXPECT_NE(std::find(plan.map_pairs.begin(), plan.map_pairs.end(), std::make_pair(5, 37)),
@@ -40,14 +48,22 @@ TEST(MpiPlan, LargeJobsSampleTheMap) {
 }
 
 TEST(MpiPlan, OneRankHasNothingToMeasure) {
-  const MpiSuitePlan plan = plan_mpi_suite({}, 1);
+  const MpiSuitePlan plan = plan_mpi_suite({}, roomy_node(), 1, 1);
   EXPECT_TRUE(plan.parts.empty());
   EXPECT_EQ(plan.skipped_parts.size(), mpi_part_names().size());
 }
 
 TEST(MpiPlan, ChosenMessageSizesReplaceTheSweep) {
-  EXPECT_EQ(plan_mpi_suite({}, 2, {2000000, 8}).pingpong_bytes,
+  EXPECT_EQ(plan_mpi_suite({}, roomy_node(), 2, 2, {2000000, 8}).pingpong_bytes,
             (std::vector<std::uint64_t>{8, 2000000}));
+}
+
+TEST(MpiPlan, CollectiveBuffersFitTheNodesAllowance) {
+  Sizing small = roomy_node();
+  small.max_buffer_bytes = 64u << 20;  // shared by 8 ranks of a node: 8 MiB each
+  const MpiSuitePlan plan = plan_mpi_suite({}, small, 16, 8);
+  EXPECT_EQ(plan.collective_buffer_cap, 8u << 20);
+  EXPECT_EQ(plan_mpi_suite({}, roomy_node(), 16, 8).collective_buffer_cap, 256u << 20);
 }
 
 TEST(MpiPairs, ClassesFollowHostSocketAndNumaNode) {

@@ -60,8 +60,17 @@ TEST(PeakKernel, EveryUnitComputesTheSameRecurrence) {
   }
 }
 
+// A machine with room for every default size.
+Sizing roomy() {
+  Sizing sizing;
+  sizing.usable = {64ull << 30, "test", {}};
+  sizing.max_buffer_bytes = 16ull << 30;
+  return sizing;
+}
+
 TEST(OverheadPlan, ThreadCountsDoubleUpToAllCores) {
-  const OverheadSuitePlan big = plan_overhead_suite({}, Topology::from_synthetic(kBigMachine));
+  const OverheadSuitePlan big =
+      plan_overhead_suite({}, Topology::from_synthetic(kBigMachine), roomy());
   EXPECT_EQ(big.thread_counts, (std::vector<unsigned>{1, 2, 4, 8, 16, 32, 64}));
   EXPECT_EQ(big.parts, (std::vector<std::string>{"process", "pipe", "sync"}));
   EXPECT_TRUE(big.two_cores);
@@ -69,7 +78,7 @@ TEST(OverheadPlan, ThreadCountsDoubleUpToAllCores) {
   quick.quick = true;
   quick.parts = {"sync"};
   const OverheadSuitePlan small =
-      plan_overhead_suite(quick, Topology::from_synthetic("core:3 pu:1"));
+      plan_overhead_suite(quick, Topology::from_synthetic("core:3 pu:1"), roomy());
   EXPECT_EQ(small.thread_counts, (std::vector<unsigned>{1, 2, 3}));
   EXPECT_EQ(small.parts, std::vector<std::string>{"sync"});
   EXPECT_EQ(small.repetitions, 2);
@@ -83,22 +92,25 @@ TEST(Contention, ExperimentsAreNamedInPaper002Style) {
 
 TEST(Contention, SubArraysAreSizedForTheirLevel) {
   const Topology vm = Topology::from_xml_file("microbench/tests/fixtures/amd-epyc-2core-vm.xml");
-  EXPECT_EQ(sub_array_bytes(vm, "l1", 2, false), 24u << 10);  // half of a private L1
-  EXPECT_EQ(sub_array_bytes(vm, "l2", 1, true), 512u << 10);
-  EXPECT_EQ(sub_array_bytes(vm, "l3", 1, false), 16u << 20);  // the shared L3: half of it
-  EXPECT_EQ(sub_array_bytes(vm, "l3", 2, false), 8u << 20);   // split between two threads
-  EXPECT_EQ(sub_array_bytes(vm, "l3", 2, true), 16u << 20);   // one array for both
-  EXPECT_EQ(sub_array_bytes(vm, "dram", 2, false), 64u << 20);
-  EXPECT_EQ(sub_array_bytes(vm, "dram", 2, true), 128u << 20);
+  EXPECT_EQ(sub_array_bytes(vm, "l1", 2, false, 128u << 20), 24u << 10);  // half of a private L1
+  EXPECT_EQ(sub_array_bytes(vm, "l2", 1, true, 128u << 20), 512u << 10);
+  EXPECT_EQ(sub_array_bytes(vm, "l3", 1, false, 128u << 20),
+            16u << 20);  // the shared L3: half of it
+  EXPECT_EQ(sub_array_bytes(vm, "l3", 2, false, 128u << 20),
+            8u << 20);  // split between two threads
+  EXPECT_EQ(sub_array_bytes(vm, "l3", 2, true, 128u << 20), 16u << 20);  // one array for both
+  EXPECT_EQ(sub_array_bytes(vm, "dram", 2, false, 128u << 20), 64u << 20);
+  EXPECT_EQ(sub_array_bytes(vm, "dram", 2, true, 128u << 20), 128u << 20);
   // 64 threads reach all sixteen 32 MiB slices of the big machine.
   const Topology big = Topology::from_synthetic(kBigMachine);
-  EXPECT_EQ(sub_array_bytes(big, "l3", 64, true), 256u << 20);
-  EXPECT_EQ(sub_array_bytes(big, "l3", 4, false), 4u << 20);
-  EXPECT_THROW(sub_array_bytes(big, "l7", 1, false), Error);
+  EXPECT_EQ(sub_array_bytes(big, "l3", 64, true, 128u << 20), 256u << 20);
+  EXPECT_EQ(sub_array_bytes(big, "l3", 4, false, 128u << 20), 4u << 20);
+  EXPECT_THROW(sub_array_bytes(big, "l7", 1, false, 128u << 20), Error);
 }
 
 TEST(Contention, PlanCoversTable1AndSaysWhatItSkips) {
-  const ContentionSuitePlan plan = plan_contention_suite({}, Topology::from_synthetic(kBigMachine));
+  const ContentionSuitePlan plan =
+      plan_contention_suite({}, Topology::from_synthetic(kBigMachine), roomy());
   EXPECT_EQ(plan.strides, (std::vector<unsigned>{1, 2, 4, 8, 16, 32, 64, 128, 256}));
   EXPECT_EQ(plan.levels, (std::vector<std::string>{"l1", "l2", "l3", "dram"}));
   EXPECT_EQ(plan.thread_counts, (std::vector<unsigned>{1, 2, 4, 8, 16, 32, 64}));
@@ -108,7 +120,7 @@ TEST(Contention, PlanCoversTable1AndSaysWhatItSkips) {
   EXPECT_EQ(plan.numa_nodes, 4u);
   EXPECT_EQ(plan.numa_bytes, 1ull << 30);
   const ContentionSuitePlan one =
-      plan_contention_suite({}, Topology::from_synthetic("core:1 pu:1"));
+      plan_contention_suite({}, Topology::from_synthetic("core:1 pu:1"), roomy());
   EXPECT_EQ(one.parts, (std::vector<std::string>{"access", "one-word"}));
   EXPECT_NE(std::find(one.skipped_parts.begin(), one.skipped_parts.end(),
                       "numa: one NUMA node, no remote memory to measure"),
@@ -118,10 +130,10 @@ TEST(Contention, PlanCoversTable1AndSaysWhatItSkips) {
 TEST(PlanSuites, PartsPickTheirSuites) {
   const Topology topology = Topology::from_synthetic(kBigMachine);
   SuiteSelection selection;
-  EXPECT_EQ(plan_suites(selection, topology).size(), 4u);
+  EXPECT_EQ(plan_suites(selection, topology, roomy()).size(), 4u);
 
   selection.memory.common.parts = {"stride", "sync"};
-  const std::vector<SuiteRun> runs = plan_suites(selection, topology);
+  const std::vector<SuiteRun> runs = plan_suites(selection, topology, roomy());
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0].suite, "memory");
   EXPECT_EQ(runs[0].parts, std::vector<std::string>{"stride"});
@@ -136,8 +148,8 @@ TEST(PlanSuites, PartsPickTheirSuites) {
 
   selection.memory.common.parts = {};
   selection.suites = {"compute"};
-  ASSERT_EQ(plan_suites(selection, topology).size(), 1u);
-  EXPECT_EQ(plan_suites(selection, topology)[0].parts,
+  ASSERT_EQ(plan_suites(selection, topology, roomy()).size(), 1u);
+  EXPECT_EQ(plan_suites(selection, topology, roomy())[0].parts,
             (std::vector<std::string>{"peak", "kernels"}));
 }
 
@@ -145,11 +157,11 @@ TEST(PlanSuites, UnknownSuitesAndPartsAreUsageErrors) {
   const Topology topology = Topology::from_synthetic(kBigMachine);
   SuiteSelection selection;
   selection.suites = {"network"};
-  EXPECT_THROW(plan_suites(selection, topology), Error);
+  EXPECT_THROW(plan_suites(selection, topology, roomy()), Error);
   selection.suites = {"compute"};
   selection.memory.common.parts = {"stride"};  // a memory part, but memory is not selected
   try {
-    plan_suites(selection, topology);
+    plan_suites(selection, topology, roomy());
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::usage);
