@@ -280,6 +280,11 @@ int characterize_verb(const sonde::microbench::CharacterizeOptions& options,
   if (sonde::fit::has_suite(files, "compute"))
     std::cout << sonde::fit::format_compute_summary(files);
   if (sonde::fit::has_suite(files, "mpi")) std::cout << sonde::fit::format_mpi_summary(files);
+  const auto sizing = sonde::microbench::read_sizing((outcome.run_folder / "sizing.json").string());
+  if (!sizing.notes.empty()) {
+    std::cout << "\nSizing\n";
+    for (const std::string& note : sizing.notes) std::cout << "  " << note << "\n";
+  }
   std::cout << fmt::format("\nRaw results: {} ({} parts measured now, {} kept from before)\n",
                            outcome.run_folder.string(), outcome.parts_measured, outcome.parts_kept);
   const std::string machine = outcome.run_folder.parent_path().filename();

@@ -511,6 +511,52 @@ std::string results_digest(const std::vector<std::filesystem::path>& files) {
   return hex;
 }
 
+namespace {
+
+// Benchmarks whose repetitions still spread beyond the noise threshold after re-measuring (each
+// result's context.sonde.noise): the values taken from them say so in their note, so that a profile
+// of a shared machine does not pass noisy figures off as steady ones.
+void flag_noisy(const std::vector<ResultFile>& files, profile::Profile& p) {
+  std::vector<std::string> noisy;
+  double threshold = 0;
+  for (const ResultFile& file : files) {
+    const nlohmann::json& noise = file.sonde_context().value("noise", nlohmann::json::object());
+    threshold = std::max(threshold, noise.value("cv_threshold", 0.0));
+    for (const auto& name : noise.value("noisy", nlohmann::json::array())) {
+      if (name.is_string()) noisy.push_back(name.get<std::string>());
+    }
+  }
+  if (noisy.empty()) return;
+  const auto mark = [&](Quantity& q) {
+    std::size_t count = 0;
+    for (const std::string& source : q.sources) {
+      for (const std::string& name : noisy) {
+        if (name.rfind(source, 0) == 0) ++count;
+      }
+    }
+    if (count == 0) return;
+    if (!q.note.empty()) q.note += "; ";
+    q.note += fmt::format(
+        "noisy: {} of its benchmarks spread more than {:.0f}% (cv) after "
+        "re-measuring",
+        count, 100 * threshold);
+  };
+  if (p.compute.peak_flops_per_core) mark(*p.compute.peak_flops_per_core);
+  if (p.compute.peak_flops_per_node) mark(*p.compute.peak_flops_per_node);
+  for (auto& [name, q] : p.compute.kernels) mark(q);
+  for (profile::MemoryLevel& level : p.memory) {
+    if (level.latency) mark(*level.latency);
+    if (level.detected_capacity) mark(*level.detected_capacity);
+    for (auto& [key, q] : level.bandwidth) mark(q);
+  }
+  for (auto& [name, q] : p.overheads.operations) mark(q);
+  if (p.point_to_point) {
+    for (profile::PointToPointMeasurement& m : p.point_to_point->measurements) mark(m.time);
+  }
+}
+
+}  // namespace
+
 profile::Profile build_profile(const std::vector<ResultFile>& files,
                                const std::string& machine_name,
                                const std::filesystem::path& run_folder) {
@@ -557,6 +603,7 @@ profile::Profile build_profile(const std::vector<ResultFile>& files,
   if (has_suite(files, "contention")) add_contention(files, p);
   if (has_suite(files, "overhead")) add_overheads(files, p);
   if (has_suite(files, "mpi")) add_mpi(files, p);
+  flag_noisy(files, p);
   for (const char* suite : {"memory", "contention", "overhead", "compute", "mpi"}) {
     if (!has_suite(files, suite)) p.not_fitted.push_back(fmt::format("{}: suite not run", suite));
   }

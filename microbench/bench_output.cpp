@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "core/atomic_file.hpp"
+#include "core/error.hpp"
 #include "core/units.hpp"
 
 namespace sonde::microbench {
@@ -420,7 +421,10 @@ RunOutcome run_benchmarks(const ParamRegistry& registry, const nlohmann::json& c
     return {};
   }
   SondeReporter reporter(options, registry.size(), true);
-  benchmark::RunSpecifiedBenchmarks(&reporter);
+  if (benchmark::RunSpecifiedBenchmarks(&reporter) == 0) {
+    throw usage_error("--benchmark_filter",
+                      "no benchmark of the selected parts matches it; nothing was measured");
+  }
   nlohmann::json document = nlohmann::json::parse(strict_json(reporter.json_text()));
   const nlohmann::json noise = remeasure_noisy(document, reporter, options);
   if (options.out) {

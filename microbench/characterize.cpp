@@ -226,6 +226,10 @@ ChildExit run_part(const std::filesystem::path& folder, const SuiteRun& suite,
   return exit;
 }
 
+// Beyond these a part counts as run on a busy machine.
+constexpr double kBusySteal = 0.05;
+constexpr double kBusyOtherCpus = 0.25;
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -262,6 +266,7 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
 
   // The plan. A run that started keeps the sizes and effort it started with.
   RunPlan plan;
+  std::optional<double> probe_seconds;
   if (resuming) {
     selection.memory.common.sizing_file = sizing_path.string();
     plan =
@@ -295,6 +300,7 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
                  format_duration(plan.total_seconds()), format_duration(budget));
     }
   }
+  const double first_estimate = plan.total_seconds();
   if (options.plan_only) {
     outcome.planned_only = true;
     return outcome;
@@ -331,27 +337,28 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
             fmt::format("the latency probe failed (exit {}); nothing else was run", exit.code));
       }
       sizing = refine_with_probe(sizing, probe_points(file));
-      const double probe_seconds = seconds_since(probe_start);
-      fmt::print(stderr, "sonde: probe took {} (estimated {}); latency steps at {}\n",
-                 format_duration(probe_seconds), format_duration(plan.probe_estimate.seconds), [&] {
-                   std::vector<std::string> steps;
-                   for (const LevelCapacity& l : sizing.levels)
-                     if (l.probe_bytes)
-                       steps.push_back(fmt::format(
-                           "{} ({})", format_bytes(static_cast<double>(*l.probe_bytes)), l.name));
-                   for (std::uint64_t b : sizing.extra_steps)
-                     steps.push_back(fmt::format("{} (no cache of hwloc's)",
-                                                 format_bytes(static_cast<double>(b))));
-                   for (std::uint64_t b : sizing.memory_steps)
-                     steps.push_back(fmt::format("{} (in memory: TLB reach or page walks)",
-                                                 format_bytes(static_cast<double>(b))));
-                   return steps.empty() ? std::string("none")
-                                        : fmt::format("{}", fmt::join(steps, ", "));
-                 }());
+      probe_seconds = seconds_since(probe_start);
+      fmt::print(
+          stderr, "sonde: probe took {} (estimated {}); latency steps at {}\n",
+          format_duration(*probe_seconds), format_duration(plan.probe_estimate.seconds), [&] {
+            std::vector<std::string> steps;
+            for (const LevelCapacity& l : sizing.levels)
+              if (l.probe_bytes)
+                steps.push_back(fmt::format(
+                    "{} ({})", format_bytes(static_cast<double>(*l.probe_bytes)), l.name));
+            for (std::uint64_t b : sizing.extra_steps)
+              steps.push_back(
+                  fmt::format("{} (no cache of hwloc's)", format_bytes(static_cast<double>(b))));
+            for (std::uint64_t b : sizing.memory_steps)
+              steps.push_back(fmt::format("{} (in memory: TLB reach or page walks)",
+                                          format_bytes(static_cast<double>(b))));
+            return steps.empty() ? std::string("none") : fmt::format("{}", fmt::join(steps, ", "));
+          }());
       for (const std::string& note : sizing.notes) fmt::print(stderr, "sonde: {}\n", note);
-      plan = plan_run(selection, topology, sizing, std::max(1.0, budget - probe_seconds), false);
+      plan = plan_run(selection, topology, sizing, std::max(1.0, budget - *probe_seconds), false);
       plan.probe = true;
-      plan.probe_estimate.seconds = probe_seconds;
+      plan.probe_estimate = {"memory", "probe", probe_working_sets(sizing, quick).size(),
+                             *probe_seconds};
       sizing = plan.sizing;
       fmt::print(stderr, "sonde: the plan after the probe\n{}", format_plan(plan, topology));
     }
@@ -388,7 +395,7 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
                 {"budget_seconds", budget},
                 {"effort", plan.sizing.effort.name},
                 {"complete", false}};
-    if (plan.probe) manifest["probe_seconds"] = plan.probe_estimate.seconds;
+    if (probe_seconds) manifest["probe_seconds"] = *probe_seconds;
     fmt::print(stderr, "sonde: new run {} in {}\n", run_id, outcome.run_folder.string());
   }
   std::vector<std::pair<const SuiteRun*, std::string>> parts;
@@ -407,7 +414,12 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
   for (const auto& [suite, part] : parts) part_names.push_back(part);
   manifest["parts"] = part_names;
   manifest["skipped_parts"] = skipped;
-  manifest["estimated_seconds"] = plan.total_seconds();
+  // The whole run's estimate: the probe as it took, the parts as planned after it.
+  const double estimate = plan.total_seconds() + probe_seconds.value_or(0);
+  if (!manifest.contains("estimated_seconds")) {
+    manifest["estimated_seconds"] = estimate;
+    manifest["estimated_before_probe_seconds"] = first_estimate;
+  }
   if (!manifest.contains("timing")) manifest["timing"] = nlohmann::json::object();
   write_file_atomically(manifest_path, manifest.dump(2) + "\n");
 
@@ -469,9 +481,31 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
     } else {
       ++outcome.parts_measured;
       try {
-        const nlohmann::json& context = read_result_file(file).sonde_context();
+        const ResultFile result = read_result_file(file);
+        const nlohmann::json& context = result.sonde_context();
         if (context.contains("load")) timing["load"] = context["load"];
         if (context.contains("noise")) timing["noise"] = context["noise"];
+        // A part that ran beside other work says so: its figures may be slower than the
+        // machine's.
+        const nlohmann::json load = context.value("load", nlohmann::json::object());
+        const double steal = load.value("steal_fraction", 0.0);
+        const double others = load.value("other_busy_cpus", 0.0);
+        const std::size_t noisy = context.value("noise", nlohmann::json::object())
+                                      .value("noisy", nlohmann::json::array())
+                                      .size();
+        if (steal > kBusySteal || others > kBusyOtherCpus) {
+          timing["busy"] = true;
+          fmt::print(stderr,
+                     "sonde: {} ran beside other work: {:.0f}% of the CPU time stolen by the "
+                     "hypervisor, {:.2f} CPUs busy with other processes\n",
+                     part, 100 * steal, others);
+        }
+        if (noisy > 0) {
+          fmt::print(stderr,
+                     "sonde: {}: {} benchmark{} still noisy after re-measuring (flagged "
+                     "in the results and the profile)\n",
+                     part, noisy, noisy == 1 ? "" : "s");
+        }
       } catch (const Error&) {
       }
     }
@@ -490,7 +524,8 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
   manifest["elapsed_seconds"] = elapsed;
   write_file_atomically(manifest_path, manifest.dump(2) + "\n");
   fmt::print(stderr, "sonde: the run took {} against an estimate of {} (budget {})\n",
-             format_duration(elapsed), format_duration(plan.total_seconds()),
+             format_duration(elapsed),
+             format_duration(manifest.value("estimated_seconds", estimate)),
              format_duration(budget));
   return outcome;
 }

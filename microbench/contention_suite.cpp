@@ -56,6 +56,44 @@ bool flush_from_caches(const char* data, std::size_t bytes, std::size_t line) {
 #endif
 }
 
+// The team and the sub-arrays of one geometry serve every stride, loads and stores, and every run
+// of them: allocating and first-touching a "dram" sub-array for each run took several times
+// longer than measuring it. Every element stays 1.0 (the stores write 1.0), so the loads' sums
+// are checked whatever ran before.
+struct AccessSetup {
+  std::vector<unsigned> cores;
+  std::size_t words = 0;
+  bool concurrent = false;
+  std::unique_ptr<ThreadTeam> team;
+  PageBuffer buffer;
+};
+
+AccessSetup& access_setup(const Topology& topology, const std::vector<unsigned>& cores,
+                          std::size_t n, bool concurrent) {
+  static std::unique_ptr<AccessSetup> cached;
+  if (cached && cached->cores == cores && cached->words == n && cached->concurrent == concurrent) {
+    return *cached;
+  }
+  cached.reset();  // free the old buffer before mapping the new one
+  auto setup = std::make_unique<AccessSetup>();
+  setup->cores = cores;
+  setup->words = n;
+  setup->concurrent = concurrent;
+  setup->team = std::make_unique<ThreadTeam>(topology, cores);
+  const std::size_t arrays = concurrent ? 1 : cores.size();
+  setup->buffer = PageBuffer(arrays * n * 8, PagePolicy::base);
+  auto* base = static_cast<double*>(setup->buffer.data());
+  // Each thread first touches its own sub-array (the first thread the shared one).
+  setup->team->run([&](unsigned member) {
+    if (!concurrent || member == 0) {
+      double* a = concurrent ? base : base + member * n;
+      std::fill(a, a + n, 1.0);
+    }
+  });
+  cached = std::move(setup);
+  return *cached;
+}
+
 void register_access(const ContentionSuitePlan& plan, const Topology& topology,
                      const std::optional<CoreClock>& clock, ParamRegistry& registry) {
   for (unsigned threads : plan.thread_counts) {
@@ -78,19 +116,13 @@ void register_access(const ContentionSuitePlan& plan, const Topology& topology,
             const std::optional<Counts> derived = derive_on(topology, pattern);
             auto run = [&topology, cores, threads, n, stride, touched, passes, store, concurrent,
                         clock, derived](benchmark::State& state) {
-              ThreadTeam team(topology, cores);
-              const std::size_t arrays = concurrent ? 1 : threads;
-              PageBuffer buffer(arrays * n * 8, PagePolicy::base);
-              auto* base = static_cast<double*>(buffer.data());
+              AccessSetup& setup = access_setup(topology, cores, n, concurrent);
+              ThreadTeam& team = *setup.team;
+              auto* base = static_cast<double*>(setup.buffer.data());
               std::vector<MemberResult> sums(threads);
               const auto array_of = [&](unsigned member) {
                 return concurrent ? base : base + member * n;
               };
-              // Each thread first touches its own sub-array (the first thread the shared one).
-              team.run([&](unsigned member) {
-                if (!concurrent || member == 0)
-                  std::fill(array_of(member), array_of(member) + n, 1.0);
-              });
               const auto work = [&](unsigned member) {
                 double* a = array_of(member);
                 for (std::size_t pass = 0; pass < passes; ++pass) {
@@ -366,21 +398,39 @@ void register_numa(const ContentionSuitePlan& plan, const Topology& topology,
       const std::optional<Counts> derived = derive_on(topology, pattern);
       auto run = [&topology, node, bytes, line, latency, clock, derived](benchmark::State& state) {
         topology.bind_current_thread_to_core(0);
-        PageBuffer buffer(bytes, PagePolicy::base);
-        try {
-          topology.bind_memory_to_node(buffer.data(), bytes, node);
-        } catch (const Error& e) {
-          state.SkipWithError(e.what());
-          return;
-        }
+        // One buffer per node and kind serves every run: linking a chase of a gigabyte takes
+        // seconds.
+        struct NumaSetup {
+          unsigned node = 0;
+          bool latency = false;
+          PageBuffer buffer;
+          const void* start = nullptr;
+        };
+        static std::unique_ptr<NumaSetup> cached;
         const std::size_t lines = bytes / line;
         const std::size_t n = bytes / 8;
-        const void* p = nullptr;
-        if (latency) {
-          p = link_chase(buffer.data(), line, chase_visit_order(lines, lines, 20261121));
-        } else {
-          std::fill_n(static_cast<double*>(buffer.data()), n, 1.0);
+        if (!cached || cached->node != node || cached->latency != latency) {
+          cached.reset();
+          auto setup = std::make_unique<NumaSetup>();
+          setup->node = node;
+          setup->latency = latency;
+          setup->buffer = PageBuffer(bytes, PagePolicy::base);
+          try {
+            topology.bind_memory_to_node(setup->buffer.data(), bytes, node);
+          } catch (const Error& e) {
+            state.SkipWithError(e.what());
+            return;
+          }
+          if (latency) {
+            setup->start =
+                link_chase(setup->buffer.data(), line, chase_visit_order(lines, lines, 20261121));
+          } else {
+            std::fill_n(static_cast<double*>(setup->buffer.data()), n, 1.0);
+          }
+          cached = std::move(setup);
         }
+        const PageBuffer& buffer = cached->buffer;
+        const void* p = cached->start;
         if (topology.numa_node_holding(buffer.data(), bytes) != node) {
           state.SkipWithError(fmt::format("the pages are not on NUMA node {}", node).c_str());
           return;
@@ -473,16 +523,14 @@ ContentionSuitePlan plan_contention_suite(const CommonOptions& options, const To
     plan.parts.push_back(part);
   }
   plan.numa_nodes = static_cast<unsigned>(std::max<std::size_t>(1, topology.numa_nodes().size()));
-  // Four times the whole last level, so that nearly every load goes to memory; at most 1 GiB and a
-  // quarter of the smallest node.
-  const auto& caches = topology.data_caches();
-  const std::uint64_t last =
-      caches.empty() ? 0 : caches.back().size_bytes * caches.back().instances;
+  // The sizing's "dram" working set, so that nearly every load goes to memory; at least 64 MiB, at
+  // most 1 GiB, a quarter of the smallest node and the buffer allowance.
   std::uint64_t smallest = UINT64_MAX;
   for (const NumaNode& node : topology.numa_nodes())
     smallest = std::min(smallest, node.memory_bytes);
   plan.numa_bytes =
-      options.quick ? (8u << 20) : std::clamp<std::uint64_t>(4 * last, 64u << 20, 1u << 30);
+      options.quick ? (8u << 20)
+                    : std::clamp<std::uint64_t>(sizing.dram_bytes(topology), 64u << 20, 1u << 30);
   if (smallest != UINT64_MAX && smallest > 0)
     plan.numa_bytes = std::min(plan.numa_bytes, smallest / 4);
   plan.numa_bytes = std::min(plan.numa_bytes, sizing.max_buffer_bytes);

@@ -89,10 +89,10 @@ void register_latency(const MemorySuitePlan& plan, const LatencyVariant& variant
                       ParamRegistry& registry) {
   // Warming more than twice the whole last level only costs time: beyond it every load misses.
   const auto& caches = topology.data_caches();
-  const std::uint64_t last_level =
-      caches.empty() ? 0 : caches.back().size_bytes * caches.back().instances;
+  const std::uint64_t last_level = caches.empty() ? 0 : caches.back().size_bytes;
   const std::uint64_t warm_lines_cap = std::max<std::uint64_t>(1, 2 * last_level / plan.line_bytes);
   for (std::uint64_t bytes : plan.working_sets) {
+    if (bytes > plan.latency_max_bytes) continue;
     const std::string name = fmt::format("memory.latency.{}.{}/ws:{}", variant.pattern_name,
                                          name_of(variant.pages), bytes);
     const unsigned line = plan.line_bytes;
@@ -387,9 +387,16 @@ void register_stride(const MemorySuitePlan& plan, const Topology& topology,
       const AccessPattern pattern{{{8ull * n, 8ull * stride, false, false}}, 1, false};
       const std::optional<Counts> derived = derive_on(topology, pattern);
       auto run = [=](benchmark::State& state) {
-        PageBuffer buffer(n * 8, PagePolicy::base);
-        auto* a = static_cast<double*>(buffer.data());
-        std::fill(a, a + n, 1.0);
+        // One buffer serves every stride of a target and every run: it only holds 1.0.
+        static std::unique_ptr<PageBuffer> cached;
+        static std::size_t cached_words = 0;
+        if (!cached || cached_words != n) {
+          cached.reset();
+          cached = std::make_unique<PageBuffer>(n * 8, PagePolicy::base);
+          cached_words = n;
+          std::fill_n(static_cast<double*>(cached->data()), n, 1.0);
+        }
+        auto* a = static_cast<double*>(cached->data());
         double sum = strided_read_kernel(a, n, stride);  // warm-up
         ScopedCounting counting;
         for (auto _ : state) {
@@ -461,8 +468,10 @@ void add_memory_options(CLI::App& app, MemorySuiteOptions& options) {
   app.add_option("--min-working-set", options.min_working_set,
                  "Smallest working set, e.g. 4KiB (at least one cache line)")
       ->capture_default_str();
-  app.add_option("--max-working-set", options.max_working_set,
-                 "Largest working set, e.g. 512MiB (default: 8 times the last-level cache)");
+  app.add_option(
+      "--max-working-set", options.max_working_set,
+      "Largest working set, e.g. 512MiB (default: 8 times the last level as sized, within "
+      "a quarter of the memory this process may use)");
   app.add_option("--sizes", options.sizes,
                  "Measure exactly these working sets instead of the sweep, e.g. 16KiB,256MiB")
       ->delimiter(',');
@@ -588,6 +597,17 @@ MemorySuitePlan plan_memory_suite(const MemorySuiteOptions& options, const Topol
   plan.huge_pages = huge_pages_available();
   plan.dram_bytes = options.common.quick ? 16384 : sizing.dram_bytes(topology);
   plan.strides = sizing.strides();
+  plan.latency_max_bytes = plan.working_sets.empty() ? 0 : plan.working_sets.back();
+  if (options.max_working_set.empty() && options.sizes.empty() && !options.common.quick) {
+    const auto& caches = topology.data_caches();
+    const double one_instance =
+        caches.empty() ? 0.0 : static_cast<double>(caches.back().size_bytes);
+    plan.latency_max_bytes = std::min(
+        plan.latency_max_bytes,
+        std::max<std::uint64_t>(
+            64ull << 20,
+            static_cast<std::uint64_t>(sizing.effort.sweep_beyond_last_level * one_instance)));
+  }
 
   // The probe runs only when named: it is `sonde characterize`'s first look, not a result.
   std::vector<std::string> asked = options.common.parts;
@@ -643,6 +663,7 @@ nlohmann::json to_json(const MemorySuitePlan& plan) {
           {"skipped_parts", plan.skipped_parts},
           {"probe_working_sets_bytes", plan.probe_working_sets},
           {"dram_bytes", plan.dram_bytes},
+          {"latency_max_bytes", plan.latency_max_bytes},
           {"strides_words", plan.strides},
           {"seed", plan.seed},
           {"quick", plan.quick}};

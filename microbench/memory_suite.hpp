@@ -35,6 +35,10 @@ std::vector<std::string> memory_option_arguments(const MemorySuiteOptions& optio
 // The options checked against the machine and made concrete.
 struct MemorySuitePlan {
   std::vector<std::uint64_t> working_sets;  // the latency and bandwidth sweep
+  // The latency parts stop here: a thread reaches one instance of the last level, so eight times
+  // that instance shows memory's plateau; linking chases of the whole sweep's largest sizes would
+  // take minutes on a machine with many last-level instances.
+  std::uint64_t latency_max_bytes = 0;
   std::vector<unsigned> thread_counts;
   std::vector<unsigned> strides;  // of the stride experiment, in words
   unsigned line_bytes = 0;

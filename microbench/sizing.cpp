@@ -81,6 +81,22 @@ std::vector<unsigned> Sizing::thread_counts(unsigned cores) const {
   return kept;
 }
 
+void note_clamped_sweep(Sizing& sizing, const Topology& sized) {
+  constexpr const char* kPrefix = "the memory sweep would reach ";
+  std::erase_if(sizing.notes, [&](const std::string& note) { return note.rfind(kPrefix, 0) == 0; });
+  const std::uint64_t last = sizing.last_level_total_bytes(sized);
+  if (last == 0) return;
+  const double wanted = sizing.effort.sweep_beyond_last_level * static_cast<double>(last);
+  if (wanted <= static_cast<double>(sizing.max_buffer_bytes)) return;
+  sizing.notes.insert(
+      sizing.notes.begin(),
+      fmt::format("{}{} ({} times the last level, {}), but only {} may be used ({}): working "
+                  "sets stop at {}",
+                  kPrefix, format_bytes(wanted), sizing.effort.sweep_beyond_last_level,
+                  bytes_text(last), bytes_text(sizing.usable.bytes), sizing.usable.bound_by,
+                  bytes_text(sizing.max_buffer_bytes)));
+}
+
 Sizing default_sizing(const Topology& topology, const UsableMemory& usable) {
   Sizing sizing;
   sizing.usable = usable;
@@ -95,17 +111,7 @@ Sizing default_sizing(const Topology& topology, const UsableMemory& usable) {
     level.source = "hwloc";
     sizing.levels.push_back(level);
   }
-  const std::uint64_t last = sizing.last_level_total_bytes(topology);
-  if (last > 0) {
-    const double wanted = sizing.effort.sweep_beyond_last_level * static_cast<double>(last);
-    if (wanted > static_cast<double>(sizing.max_buffer_bytes)) {
-      sizing.notes.push_back(fmt::format(
-          "the memory sweep would reach {} ({} times the last level, {}), but only {} may be "
-          "used ({}): working sets stop at {}",
-          format_bytes(wanted), sizing.effort.sweep_beyond_last_level, bytes_text(last),
-          bytes_text(usable.bytes), usable.bound_by, bytes_text(sizing.max_buffer_bytes)));
-    }
-  }
+  note_clamped_sweep(sizing, topology);
   return sizing;
 }
 
@@ -267,7 +273,7 @@ Sizing refine_with_probe(const Sizing& sizing, const std::vector<LatencyPoint>& 
         level.source = "probe";
         refined.notes.push_back(fmt::format(
             "{}: hwloc claims {} per instance, the latency probe steps at {}: sized for the "
-            "data, dense points at both",
+            "data (dense points at hwloc's claim too, where the sweep reaches it)",
             level.name, bytes_text(level.hwloc_bytes), bytes_text(seen)));
       }
     } else if (level.hwloc_bytes <= refined.probed_up_to_bytes / 2) {

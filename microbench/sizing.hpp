@@ -75,6 +75,10 @@ struct Sizing {
 // hwloc's caches clamped to the memory the process may use: what a program run alone uses.
 Sizing default_sizing(const Topology& topology, const UsableMemory& usable);
 
+// Says in the notes (replacing an earlier such note) when the memory sweep is clamped to the
+// buffer allowance on the sized topology.
+void note_clamped_sweep(Sizing& sizing, const Topology& sized);
+
 // The topology the suites plan with: hwloc's, with each data cache's size replaced by the sizing's
 // and the levels not seen by the probe removed. Binding and NUMA stay hwloc's.
 Topology sized_topology(const Topology& topology, const Sizing& sizing);
