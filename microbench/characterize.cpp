@@ -337,6 +337,7 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
             fmt::format("the latency probe failed (exit {}); nothing else was run", exit.code));
       }
       sizing = refine_with_probe(sizing, probe_points(file));
+      note_clamped_sweep(sizing, sized_topology(topology, sizing));
       probe_seconds = seconds_since(probe_start);
       fmt::print(
           stderr, "sonde: probe took {} (estimated {}); latency steps at {}\n",
@@ -489,7 +490,18 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
         // machine's.
         const nlohmann::json load = context.value("load", nlohmann::json::object());
         const double steal = load.value("steal_fraction", 0.0);
-        const double others = load.value("other_busy_cpus", 0.0);
+        double others = load.value("other_busy_cpus", 0.0);
+        // The load is sampled on rank 0: the other ranks on its node are this run's, not others'.
+        if (context.contains("mpi")) {
+          const std::string host = context.value("host", "");
+          for (const auto& entry : context["mpi"].value("hosts", nlohmann::json::array())) {
+            const auto ranks = entry.value("ranks", nlohmann::json::array());
+            const bool has_rank_0 =
+                std::find(ranks.begin(), ranks.end(), nlohmann::json(0)) != ranks.end();
+            if (has_rank_0 && !ranks.empty()) others -= static_cast<double>(ranks.size() - 1);
+          }
+          others = std::max(0.0, others);
+        }
         const std::size_t noisy = context.value("noise", nlohmann::json::object())
                                       .value("noisy", nlohmann::json::array())
                                       .size();

@@ -33,7 +33,7 @@ constexpr double kTouchSecondsPerByte = 2e-9;
 // machine it takes less.
 constexpr double kRemeasureAllowance = 1.15;
 constexpr double kShuffleSecondsPerLine = 20e-9;  // the chase's random permutation
-constexpr double kMissSeconds = 250e-9;  // a load from memory, until the probe has measured one
+constexpr double kMissSeconds = 400e-9;  // a load from memory, until the probe has measured one
 constexpr double kHitSeconds = 5e-9;     // one dependent load from a cache
 constexpr std::uint64_t kWarmLoadsCapProbe = 1ull << 22;
 
@@ -123,9 +123,20 @@ std::vector<PartEstimate> estimate_mpi(const SuiteRun& run, const SuiteSelection
         }
       }
     }
-    out.push_back(
-        {"mpi", part, count,
-         kLauncherStartSeconds + kProgramStartSeconds + static_cast<double>(count) * per});
+    double set_up = 0;
+    if (part == "stream") {
+      // Each run allocates and fills a window of send and receive buffers (at most 64 MiB each),
+      // once for each direction.
+      for (std::uint64_t m : plan.stream_bytes) {
+        const double bytes = static_cast<double>(std::max<std::uint64_t>(m, 1));
+        const double window = std::clamp(64.0 * (1 << 20) / bytes, 1.0, double(plan.window));
+        set_up += 2 * 2 * bytes * window * kTouchSecondsPerByte *
+                  (plan.repetitions + kRunsPerRepetitionSetUp);
+      }
+    }
+    out.push_back({"mpi", part, count,
+                   kLauncherStartSeconds + kProgramStartSeconds +
+                       kRemeasureAllowance * (static_cast<double>(count) * per + set_up)});
   }
   return out;
 }
@@ -239,10 +250,9 @@ double estimate_benchmark_seconds(const nlohmann::json& params, int repetitions,
                                   double min_time_seconds) {
   const std::string kernel = str(params, "kernel");
   const std::uint64_t last = u64(params, "last_level_bytes");
+  // Every suite keeps a benchmark's buffers for all its runs (the MPI stream aside): they are set
+  // up once.
   double set_up = 0;
-  // Runs that set up again: every repetition and the search's runs, where the benchmark
-  // allocates inside its run; once where it keeps its set-up for the next repetition.
-  const double runs = repetitions + kRunsPerRepetitionSetUp;
   if (kernel == "pointer_chase" || kernel == "latency_probe") {
     const std::uint64_t bytes = u64(params, "working_set_bytes");
     const std::uint64_t cap =
@@ -250,7 +260,6 @@ double estimate_benchmark_seconds(const nlohmann::json& params, int repetitions,
     const double miss = params.value("miss_seconds", kMissSeconds);
     set_up = chase_set_up(bytes, std::max<std::uint64_t>(64, u64(params, "line_bytes")), cap, last,
                           miss);
-    if (str(params, "part") == "numa") set_up *= runs;
   } else if (params.contains("bytes_per_element")) {
     set_up = static_cast<double>(u64(params, "working_set_bytes")) * kTouchSecondsPerByte;
   } else if (kernel == "strided_read" || kernel == "strided_write") {
@@ -263,8 +272,8 @@ double estimate_benchmark_seconds(const nlohmann::json& params, int repetitions,
     }
     if (u64(params, "stride_words") <= 1)
       set_up = static_cast<double>(bytes) * kTouchSecondsPerByte;
-  } else if (kernel == "read") {
-    set_up = runs * static_cast<double>(u64(params, "working_set_bytes")) * kTouchSecondsPerByte;
+  } else if (kernel == "read") {  // the NUMA read: its buffer too is kept across runs
+    set_up = static_cast<double>(u64(params, "working_set_bytes")) * kTouchSecondsPerByte;
   }
   return kPerBenchmarkSeconds + set_up +
          (repetitions + kSearchRepetitions) * kRepetitionOverrun * min_time_seconds;

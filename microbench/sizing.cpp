@@ -150,7 +150,7 @@ std::vector<std::uint64_t> probe_working_sets(const Sizing& sizing, bool quick) 
   } else {
     std::uint64_t last = 0;
     for (const LevelCapacity& level : sizing.levels) last = std::max(last, level.hwloc_bytes);
-    hi = std::clamp<std::uint64_t>(4 * last, 64 * kMiB, 2048 * kMiB);
+    hi = std::clamp<std::uint64_t>(4 * last, 64 * kMiB, 1024 * kMiB);
     hi = std::min(hi, sizing.max_buffer_bytes);
   }
   std::vector<std::uint64_t> sizes;

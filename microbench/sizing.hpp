@@ -97,7 +97,8 @@ struct LatencyPoint {
 };
 
 // The working sets of the coarse probe: two an octave from 4 KiB to four times hwloc's last level
-// per instance (at least 64 MiB, at most 2 GiB and max_buffer_bytes); up to 1 MiB in quick mode.
+// per instance (at least 64 MiB, at most 1 GiB and max_buffer_bytes); up to 1 MiB in quick mode.
+// A claimed level beyond half the probe's reach is reported unverified.
 std::vector<std::uint64_t> probe_working_sets(const Sizing& sizing, bool quick);
 
 // Where latency steps up by at least 1.3 times, on the non-decreasing envelope of the points (a
