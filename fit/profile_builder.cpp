@@ -124,8 +124,9 @@ void add_memory(const std::vector<ResultFile>& files, profile::Profile& p) {
   // The latency curve of the dependent random chase on base pages.
   std::vector<std::pair<double, double>> curve;
   for (const SummaryRow& row : summary_rows(files, "memory", {"seconds_per_load"})) {
+    // The coarse probe ran first to size the run; the sweep is what the fit reads.
     if (row.params.value("pattern", "") == "random" &&
-        row.params.value("page_policy", "") == "base") {
+        row.params.value("page_policy", "") == "base" && row.params.value("part", "") != "probe") {
       curve.emplace_back(row.params.value("working_set_bytes", 0.0), row.median);
     }
   }
@@ -537,9 +538,9 @@ void flag_noisy(const std::vector<ResultFile>& files, profile::Profile& p) {
     if (count == 0) return;
     if (!q.note.empty()) q.note += "; ";
     q.note += fmt::format(
-        "noisy: {} of its benchmarks spread more than {:.0f}% (cv) after "
-        "re-measuring",
-        count, 100 * threshold);
+        "noisy: {} benchmark{} of its source spread more than {:.0f}% (cv) after re-measuring "
+        "(context.sonde.noise of the results)",
+        count, count == 1 ? "" : "s", 100 * threshold);
   };
   if (p.compute.peak_flops_per_core) mark(*p.compute.peak_flops_per_core);
   if (p.compute.peak_flops_per_node) mark(*p.compute.peak_flops_per_node);

@@ -96,7 +96,9 @@ std::vector<std::filesystem::path> latency_plot(const profile::Profile& p,
         continue;
       }
       const std::string variant =
-          r.params.value("pattern", "") + ", " + r.params.value("page_policy", "") + " pages";
+          r.params.value("part", "") == "probe"
+              ? "the probe that sized the run"
+              : r.params.value("pattern", "") + ", " + r.params.value("page_policy", "") + " pages";
       curves[variant].emplace_back(r.params.value("working_set_bytes", 0.0),
                                    *r.counter("seconds_per_load") * 1e9);
     }
