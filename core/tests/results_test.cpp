@@ -1,6 +1,10 @@
 #include "core/results.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "core/error.hpp"
 
@@ -35,6 +39,24 @@ TEST(Results, ReadsCountersAndParams) {
   EXPECT_EQ(file.benchmarks[1].aggregate_name, "median");
   EXPECT_EQ(file.benchmarks[2].error_message, "kernel result wrong");
   EXPECT_EQ(file.sonde_context()["suite"], "memory");
+}
+
+TEST(Results, AFolderReadsItsResultsAloneNotTheRunsOtherFiles) {
+  // A run folder holds the manifest, the sizing, and parts set aside because they failed: none of
+  // them is a result, and a part set aside must not reach a profile.
+  const auto folder = std::filesystem::temp_directory_path() /
+                      ("sonde-results-folder-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(folder);
+  for (const char* name : {"memory-latency.json", "contention-access.failed.json"}) {
+    std::ofstream(folder / name) << kSample;
+  }
+  std::ofstream(folder / "run.json") << R"({"complete": true})";
+  std::ofstream(folder / "sizing.json") << R"({"levels": []})";
+  std::ofstream(folder / "sizing-before-probe.json") << R"({"levels": []})";
+  const std::vector<ResultFile> files = read_result_folder(folder);
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].path.filename(), "memory-latency.json");
+  std::filesystem::remove_all(folder);
 }
 
 TEST(Results, MalformedFilesNameTheFileAndEntry) {
