@@ -515,7 +515,7 @@ int main(int argc, char** argv) {
     std::istringstream words(mpi_launcher);
     for (std::string word; words >> word;) selection.mpi_launcher.push_back(word);
     if (!selection.mpi_launcher.empty()) selection.mpi = true;
-    if (!budget.empty()) {
+    if (characterize->count("--budget") > 0) {
       options.budget_seconds = sonde::parse_duration(budget, "--budget");
       options.budget_given = true;
     }

@@ -127,13 +127,16 @@ double parse_duration(std::string_view text, const std::string& what) {
   const char* at = text.data();
   const char* last = text.data() + text.size();
   if (at == last) throw fail("is empty");
+  double previous_factor = 0;  // units go from hours down to seconds, each once
   while (at != last) {
     double number = 0;
     const auto [end, ec] = std::from_chars(at, last, number);
     if (ec != std::errc() || !std::isfinite(number) || number < 0) throw fail("is not a duration");
     at = end;
     double factor = 1;
-    if (at != last) {
+    if (at == last) {
+      if (previous_factor != 0) throw fail("has a number without a unit after the first");
+    } else {
       switch (*at) {
         case 's':
           factor = 1;
@@ -148,12 +151,15 @@ double parse_duration(std::string_view text, const std::string& what) {
           throw fail(fmt::format("has the unknown unit '{}'", *at));
       }
       ++at;
-    } else if (total > 0) {
-      throw fail("has a number without a unit after the first");
+      if (previous_factor != 0 && factor >= previous_factor) {
+        throw fail("has its units out of order or twice (hours, then minutes, then seconds)");
+      }
+      previous_factor = factor;
     }
     total += number * factor;
   }
   if (!(total > 0)) throw fail("is not longer than zero");
+  if (total > 7 * 24 * 3600.0) throw fail("is longer than a week");
   return total;
 }
 

@@ -532,7 +532,10 @@ void flag_noisy(const std::vector<ResultFile>& files, profile::Profile& p) {
     std::size_t count = 0;
     for (const std::string& source : q.sources) {
       for (const std::string& name : noisy) {
-        if (name.rfind(source, 0) == 0) ++count;
+        // The source itself or one of its instances ("<source>/..."), not a longer name.
+        if (name.rfind(source, 0) == 0 &&
+            (name.size() == source.size() || name[source.size()] == '/'))
+          ++count;
       }
     }
     if (count == 0) return;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <map>
 
@@ -185,9 +186,10 @@ std::vector<LatencyPoint> probe_points(const std::filesystem::path& file) {
     if (record.run_type == "aggregate" || !record.error_message.empty()) continue;
     const auto seconds = record.counter("seconds_per_load");
     const auto bytes = record.params.find("working_set_bytes");
-    if (!seconds || bytes == record.params.end() || !bytes->is_number_unsigned()) {
-      throw input_error(file.string(), fmt::format("benchmark '{}' lacks seconds_per_load or "
-                                                   "params.working_set_bytes",
+    if (!seconds || !std::isfinite(*seconds) || *seconds <= 0 || bytes == record.params.end() ||
+        !bytes->is_number_unsigned()) {
+      throw input_error(file.string(), fmt::format("benchmark '{}' lacks a positive "
+                                                   "seconds_per_load or params.working_set_bytes",
                                                    record.name));
     }
     const auto b = bytes->get<std::uint64_t>();
@@ -211,6 +213,14 @@ bool probe_wanted(const std::vector<SuiteRun>& suites) {
 ChildExit run_part(const std::filesystem::path& folder, const SuiteRun& suite,
                    const std::string& part, const std::filesystem::path& file,
                    const std::filesystem::path& run_folder) {
+  const auto interrupted = [&] {
+    return Error(ExitCode::interrupted, "sonde characterize",
+                 fmt::format("interrupted before part {}; the finished parts are kept in {}; "
+                             "continue with: sonde characterize --resume (and the same options)",
+                             part, run_folder.string()));
+  };
+  // A signal while sonde itself was planning had no child to stop: stop here.
+  if (interrupting_signal() != 0) throw interrupted();
   std::vector<std::string> argv = suite.launcher;
   argv.push_back((folder / suite.program).string());
   argv.insert(argv.end(), suite.arguments.begin(), suite.arguments.end());
@@ -273,6 +283,11 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
         plan_run_at_effort(selection, topology, read_sizing(sizing_path.string()), budget, false);
     fmt::print(stderr, "sonde: the plan this run started with (from {})\n{}", sizing_path.string(),
                format_plan(plan, topology));
+    if (options.budget_given) {
+      fmt::print(stderr,
+                 "sonde: note: a resumed run keeps the sizes and effort it started with; "
+                 "--budget applies to new runs\n");
+    }
   } else {
     const UsableMemory usable =
         usable_memory(read_memory_readings(), topology.total_memory_bytes());
@@ -312,6 +327,17 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
       options.programs_folder.empty() ? own_folder() : options.programs_folder;
   SignalForwarding forwarding;
 
+  if (!std::filesystem::exists(manifest_path, ec)) {
+    // A manifest from the start, so that a run stopped during the probe is found by --resume.
+    write_file_atomically(manifest_path, nlohmann::json{{"run_id", run_id},
+                                                        {"machine", machine},
+                                                        {"host", host_name()},
+                                                        {"started_utc", utc_timestamp()},
+                                                        {"sonde_version", sonde::version},
+                                                        {"complete", false}}
+                                                 .dump(2) +
+                                             "\n");
+  }
   if (!resuming) {
     Sizing sizing = plan.sizing;
     if (plan.probe) {
@@ -357,6 +383,7 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
           }());
       for (const std::string& note : sizing.notes) fmt::print(stderr, "sonde: {}\n", note);
       plan = plan_run(selection, topology, sizing, std::max(1.0, budget - *probe_seconds), false);
+      plan.budget_seconds = budget;
       plan.probe = true;
       plan.probe_estimate = {"memory", "probe", probe_working_sets(sizing, quick).size(),
                              *probe_seconds};
@@ -375,8 +402,8 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
     if (!suite.launcher.empty()) arguments[suite.suite + ".launcher"] = suite.launcher;
   }
   nlohmann::json manifest;
-  if (std::filesystem::exists(manifest_path, ec)) {
-    manifest = read_manifest(manifest_path);
+  if (std::filesystem::exists(manifest_path, ec)) manifest = read_manifest(manifest_path);
+  if (manifest.contains("suite_arguments")) {
     if (manifest.value("suite_arguments", nlohmann::json()) != arguments) {
       throw usage_error(
           "--resume",
@@ -387,15 +414,15 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
     }
     fmt::print(stderr, "sonde: continuing run {} in {}\n", run_id, outcome.run_folder.string());
   } else {
-    manifest = {{"run_id", run_id},
-                {"machine", machine},
-                {"host", host_name()},
-                {"started_utc", utc_timestamp()},
-                {"sonde_version", sonde::version},
-                {"suite_arguments", arguments},
-                {"budget_seconds", budget},
-                {"effort", plan.sizing.effort.name},
-                {"complete", false}};
+    if (!manifest.contains("started_utc")) manifest["started_utc"] = utc_timestamp();
+    manifest["run_id"] = run_id;
+    manifest["machine"] = machine;
+    manifest["host"] = host_name();
+    manifest["sonde_version"] = sonde::version;
+    manifest["suite_arguments"] = arguments;
+    manifest["budget_seconds"] = budget;
+    manifest["effort"] = plan.sizing.effort.name;
+    manifest["complete"] = false;
     if (probe_seconds) manifest["probe_seconds"] = *probe_seconds;
     fmt::print(stderr, "sonde: new run {} in {}\n", run_id, outcome.run_folder.string());
   }

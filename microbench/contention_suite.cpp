@@ -376,6 +376,8 @@ std::uint64_t sub_array_bytes(const Topology& topology, const std::string& level
       bytes = it->size_bytes / 2;
     }
   }
+  // A cache level's sub-array is never larger than memory's: both fit the buffer allowance.
+  bytes = std::min(bytes, concurrent ? dram_bytes : dram_bytes / threads);
   return std::max<std::uint64_t>(bytes / 64 * 64, 64);
 }
 

@@ -155,6 +155,20 @@ std::vector<fs::path> cgroup_folders(const CgroupPlace& place) {
   return folders;
 }
 
+// Page cache the kernel reclaims before it fails an allocation (v2 "inactive_file", v1
+// "total_inactive_file"): a job that has read large files still has that memory to use.
+std::uint64_t inactive_file_bytes(const fs::path& folder) {
+  const auto text = read_text(folder / "memory.stat");
+  if (!text) return 0;
+  std::istringstream lines(*text);
+  std::string key;
+  std::uint64_t value = 0, found = 0;
+  while (lines >> key >> value) {
+    if (key == "inactive_file" || key == "total_inactive_file") found = std::max(found, value);
+  }
+  return found;
+}
+
 void read_cgroup(const fs::path& root, MemoryReadings& readings) {
   const auto place = find_cgroup(root);
   if (!place) return;
@@ -166,7 +180,11 @@ void read_cgroup(const fs::path& root, MemoryReadings& readings) {
     if (!text) continue;
     const auto limit = parse_limit(*text, limit_path);
     if (!own_seen || limit) {
-      const auto usage = read_usage(folder / place->usage_file);
+      auto usage = read_usage(folder / place->usage_file);
+      if (usage) {
+        const std::uint64_t reclaimable = inactive_file_bytes(folder);
+        usage = *usage > reclaimable ? *usage - reclaimable : 0;
+      }
       if (!own_seen) {  // the process's own cgroup: reported when nothing above it limits
         own_seen = true;
         readings.cgroup_usage_bytes = usage;

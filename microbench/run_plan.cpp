@@ -316,7 +316,8 @@ std::optional<int> launcher_ranks(const std::vector<std::string>& launcher) {
   for (std::size_t i = 0; i < launcher.size(); ++i) {
     const std::string& word = launcher[i];
     std::string value;
-    for (const char* flag : {"-n", "-np", "--np", "--ntasks", "-N"}) {
+    // srun's -N is a node count, not ranks.
+    for (const char* flag : {"-n", "-np", "--np", "--ntasks"}) {
       if (word == flag && i + 1 < launcher.size()) value = launcher[i + 1];
       const std::string with_equals = std::string(flag) + "=";
       if (word.rfind(with_equals, 0) == 0) value = word.substr(with_equals.size());

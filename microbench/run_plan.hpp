@@ -61,7 +61,7 @@ std::string format_plan(const RunPlan& plan, const Topology& topology);
 // "4m05s", "12s", "1h02m"
 std::string format_duration(double seconds);
 
-// The ranks a launcher line starts (-n, -np, --np, --ntasks, -N); nullopt when it does not say.
+// The ranks a launcher line starts (-n, -np, --np, --ntasks); nullopt when it does not say.
 std::optional<int> launcher_ranks(const std::vector<std::string>& launcher);
 
 }  // namespace sonde::microbench

@@ -103,6 +103,10 @@ Sizing default_sizing(const Topology& topology, const UsableMemory& usable) {
   // A quarter of what may be used: room for the chase's index arrays, the MPI library, the OS.
   sizing.max_buffer_bytes = round_down(usable.bytes / 4, 4096);
   for (const CacheLevel& cache : topology.data_caches()) {
+    if (cache.size_bytes == 0) {
+      sizing.notes.push_back(fmt::format("{}: hwloc gives no size; not sized for", cache.label()));
+      continue;
+    }
     LevelCapacity level;
     level.depth = cache.depth;
     level.name = cache.label();
@@ -118,8 +122,11 @@ Sizing default_sizing(const Topology& topology, const UsableMemory& usable) {
 Topology sized_topology(const Topology& topology, const Sizing& sizing) {
   std::vector<CacheLevel> caches;
   for (const CacheLevel& cache : topology.data_caches()) {
-    const auto it = std::find_if(sizing.levels.begin(), sizing.levels.end(),
-                                 [&](const LevelCapacity& l) { return l.depth == cache.depth; });
+    // By depth and claimed size: a hybrid CPU has caches of two sizes at one depth.
+    const auto it =
+        std::find_if(sizing.levels.begin(), sizing.levels.end(), [&](const LevelCapacity& l) {
+          return l.depth == cache.depth && l.hwloc_bytes == cache.size_bytes;
+        });
     if (it == sizing.levels.end()) {
       caches.push_back(cache);
       continue;
@@ -223,13 +230,24 @@ Sizing refine_with_probe(const Sizing& sizing, const std::vector<LatencyPoint>& 
   const LatencySteps split = latency_steps_split(points);
   const std::vector<std::uint64_t>& steps = split.caches;
   refined.memory_steps = split.in_memory;
+  if (steps.empty()) {
+    // Nothing cache-like in the data (an emulator, a probe cut short by a small allowance):
+    // hwloc's claims stay, said to be unverified, rather than a machine without caches.
+    for (LevelCapacity& level : refined.levels) level.source = "hwloc, no step in the probe";
+    refined.notes.push_back(fmt::format(
+        "the latency probe (up to {}) found no cache-like step: hwloc's caches are used "
+        "unverified",
+        bytes_text(refined.probed_up_to_bytes)));
+    return refined;
+  }
   std::vector<LevelCapacity>& levels = refined.levels;
   const std::size_t h = levels.size(), t = steps.size();
   // Match steps to levels in order, min(h, t) pairs, least total |log ratio| (dynamic programming).
   const double inf = std::numeric_limits<double>::infinity();
   const auto cost = [&](std::size_t level, std::size_t step) {
-    return std::abs(std::log(static_cast<double>(steps[step]) /
-                             static_cast<double>(levels[level].hwloc_bytes)));
+    return std::abs(
+        std::log(static_cast<double>(steps[step]) /
+                 static_cast<double>(std::max<std::uint64_t>(1, levels[level].hwloc_bytes))));
   };
   const std::size_t pairs = std::min(h, t);
   // best[a][b][k]: matching k pairs among the first a levels and b steps.
@@ -386,6 +404,26 @@ Sizing sizing_from_json(const nlohmann::json& json, const std::string& where) {
     throw input_error(where, fmt::format("{}: missing or of the wrong type ({})", key, e.what()));
   }
   if (sizing.max_buffer_bytes == 0) throw input_error(where, "max_buffer_bytes: must be positive");
+  if (sizing.max_buffer_bytes > sizing.usable.bytes) {
+    throw input_error(where, "max_buffer_bytes: more than usable_memory.bytes");
+  }
+  for (const LevelCapacity& level : sizing.levels) {
+    if (level.hwloc_bytes == 0) throw input_error(where, "levels[].hwloc_bytes: must be positive");
+  }
+  const Effort& e = sizing.effort;
+  for (unsigned stride : e.strides) {
+    if (stride == 0) throw input_error(where, "effort.strides: a stride must be at least 1");
+  }
+  const auto finite_positive = [](double x) { return std::isfinite(x) && x > 0; };
+  if (!finite_positive(e.sweep_beyond_last_level) || !finite_positive(e.dram_beyond_last_level) ||
+      !finite_positive(e.min_time_scale) || !finite_positive(e.points_per_octave) ||
+      !std::isfinite(e.dense_points_per_octave)) {
+    throw input_error(where, "effort: the scales and points an octave must be finite and positive");
+  }
+  if (e.max_thread_counts == 1 || e.max_thread_counts == 2) {
+    throw input_error(where,
+                      "effort.max_thread_counts: 0 (all) or at least 3 (1, 2 and all cores)");
+  }
   if (sizing.effort.repetitions < 1 || !(sizing.effort.min_time_scale > 0) ||
       !(sizing.effort.points_per_octave > 0) || sizing.effort.dense_points_per_octave < 0) {
     throw input_error(where,

@@ -66,6 +66,25 @@ TEST(ParseBytes, NamesTheUnknownUnit) {
 
 namespace sonde {
 namespace {
+TEST(ParseDuration, AcceptsSecondsMinutesAndHoursInOrder) {
+  EXPECT_DOUBLE_EQ(parse_duration("600", "--budget"), 600);
+  EXPECT_DOUBLE_EQ(parse_duration("90s", "--budget"), 90);
+  EXPECT_DOUBLE_EQ(parse_duration("10m", "--budget"), 600);
+  EXPECT_DOUBLE_EQ(parse_duration("1.5h", "--budget"), 5400);
+  EXPECT_DOUBLE_EQ(parse_duration("1h30m", "--budget"), 5400);
+  EXPECT_DOUBLE_EQ(parse_duration("2m30s", "--budget"), 150);
+  for (const char* bad :
+       {"", "ten", "10x", "-5m", "0", "0s", "10m1h", "1h1h", "0m30", "5m30", "1e300", "9999h"}) {
+    try {
+      parse_duration(bad, "--budget");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::usage);
+      EXPECT_NE(std::string(e.what()).find("--budget"), std::string::npos);
+    }
+  }
+}
+
 TEST(Units, FormatsWithDecimalPrefixes) {
   EXPECT_EQ(format_si(266e6, "flop/s"), "266 Mflop/s");
   EXPECT_EQ(format_si(1.44688e9, "flop"), "1.45 Gflop");

@@ -103,7 +103,10 @@ TEST(Contention, SubArraysAreSizedForTheirLevel) {
   EXPECT_EQ(sub_array_bytes(vm, "dram", 2, true, 128u << 20), 128u << 20);
   // 64 threads reach all sixteen 32 MiB slices of the big machine.
   const Topology big = Topology::from_synthetic(kBigMachine);
-  EXPECT_EQ(sub_array_bytes(big, "l3", 64, true, 128u << 20), 256u << 20);
+  EXPECT_EQ(sub_array_bytes(big, "l3", 64, true, 2048u << 20), 256u << 20);
+  // Never larger than memory's sub-array, which the buffer allowance bounds.
+  EXPECT_EQ(sub_array_bytes(big, "l3", 64, true, 128u << 20), 128u << 20);
+  EXPECT_EQ(sub_array_bytes(vm, "l3", 2, false, 8u << 20), 4u << 20);
   EXPECT_EQ(sub_array_bytes(big, "l3", 4, false, 128u << 20), 4u << 20);
   EXPECT_THROW(sub_array_bytes(big, "l7", 1, false, 128u << 20), Error);
 }
