@@ -84,6 +84,16 @@ ChaseSetup& chase_setup(std::uint64_t bytes, ChasePattern pattern, PagePolicy pa
   return *cached;
 }
 
+// False, and the benchmark failed, when the chase ended outside its working set: a corrupt chain
+// would time something else.
+bool chase_stayed_inside(benchmark::State& state, const ChaseSetup& setup, const void* p) {
+  const auto* begin = static_cast<const char*>(setup.buffer.data());
+  const auto* where = static_cast<const char*>(p);
+  if (where >= begin && where < begin + setup.bytes) return true;
+  state.SkipWithError("the chase left its working set: the chain is corrupt");
+  return false;
+}
+
 void register_latency(const MemorySuitePlan& plan, const LatencyVariant& variant,
                       const std::optional<CoreClock>& clock, const Topology& topology,
                       ParamRegistry& registry) {
@@ -111,12 +121,7 @@ void register_latency(const MemorySuitePlan& plan, const LatencyVariant& variant
         benchmark::DoNotOptimize(p);
       }
       const EventTotals& events = counting.stop();
-      const auto* begin = static_cast<const char*>(setup.buffer.data());
-      const auto* where = static_cast<const char*>(p);
-      if (where < begin || where >= begin + bytes) {
-        state.SkipWithError("the chase left its working set: the chain is corrupt");
-        return;
-      }
+      if (!chase_stayed_inside(state, setup, p)) return;
       add_time_per(state, clock, "load", kChaseStepsPerIteration);
       record_counts(state, events, "load", kChaseStepsPerIteration, derived);
       state.counters["huge_page_fraction"] = setup.huge_page_fraction;
@@ -158,12 +163,7 @@ void register_probe(const MemorySuitePlan& plan, const std::optional<CoreClock>&
         p = chase(p, kChaseStepsPerIteration);
         benchmark::DoNotOptimize(p);
       }
-      const auto* begin = static_cast<const char*>(setup.buffer.data());
-      const auto* where = static_cast<const char*>(p);
-      if (where < begin || where >= begin + bytes) {
-        state.SkipWithError("the chase left its working set: the chain is corrupt");
-        return;
-      }
+      if (!chase_stayed_inside(state, setup, p)) return;
       add_time_per(state, clock, "load", kChaseStepsPerIteration);
     };
     register_benchmark(registry, fmt::format("memory.probe/ws:{}", bytes), run,
