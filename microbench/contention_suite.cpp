@@ -411,7 +411,8 @@ void register_numa(const ContentionSuitePlan& plan, const Topology& topology,
         static std::unique_ptr<NumaSetup> cached;
         const std::size_t lines = bytes / line;
         const std::size_t n = bytes / 8;
-        if (!cached || cached->node != node || cached->latency != latency) {
+        if (!cached || cached->node != node || cached->latency != latency ||
+            cached->buffer.bytes() != bytes) {
           cached.reset();
           auto setup = std::make_unique<NumaSetup>();
           setup->node = node;

@@ -224,7 +224,8 @@ Sizing refine_with_probe(const Sizing& sizing, const std::vector<LatencyPoint>& 
   for (const LatencyPoint& p : points) {
     if (p.bytes >= refined.probed_up_to_bytes) {
       refined.probed_up_to_bytes = p.bytes;
-      refined.memory_latency_seconds = p.seconds;
+      // A memory latency for the estimates, where the probe reached memory at all.
+      refined.memory_latency_seconds = p.seconds >= kCacheLatencyCeiling ? p.seconds : 0;
     }
   }
   const LatencySteps split = latency_steps_split(points);
