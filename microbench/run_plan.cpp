@@ -179,8 +179,10 @@ std::vector<PartEstimate> estimate_suite(const SuiteRun& run, const SuiteSelecti
   return in_order(tally, run.parts);
 }
 
-RunPlan plan_with(const SuiteSelection& selection, const Topology& topology, const Sizing& sizing,
-                  double budget_seconds, bool probe) {
+}  // namespace
+
+RunPlan plan_run_at_effort(const SuiteSelection& selection, const Topology& topology,
+                           const Sizing& sizing, double budget_seconds, bool probe) {
   RunPlan plan;
   plan.sizing = sizing;
   plan.budget_seconds = budget_seconds;
@@ -215,8 +217,6 @@ RunPlan plan_with(const SuiteSelection& selection, const Topology& topology, con
   }
   return plan;
 }
-
-}  // namespace
 
 double RunPlan::total_seconds() const {
   double total = probe ? probe_estimate.seconds : 0;
@@ -284,11 +284,6 @@ double estimate_benchmark_seconds(const nlohmann::json& params, int repetitions,
          (repetitions + kSearchRepetitions) * kRepetitionOverrun * min_time_seconds;
 }
 
-RunPlan plan_run_at_effort(const SuiteSelection& selection, const Topology& topology,
-                           const Sizing& sizing, double budget_seconds, bool probe) {
-  return plan_with(selection, topology, sizing, budget_seconds, probe);
-}
-
 RunPlan plan_run(const SuiteSelection& selection, const Topology& topology, const Sizing& sizing,
                  double budget_seconds, bool probe) {
   std::vector<std::string> tried;
@@ -296,7 +291,7 @@ RunPlan plan_run(const SuiteSelection& selection, const Topology& topology, cons
   for (const Effort& effort : effort_ladder()) {
     Sizing at = sizing;
     at.effort = effort;
-    plan = plan_with(selection, topology, at, budget_seconds, probe);
+    plan = plan_run_at_effort(selection, topology, at, budget_seconds, probe);
     if (plan.fits()) break;
     tried.push_back(effort.name);
   }
