@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "characterize/characterize.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/program.hpp"
@@ -17,16 +18,15 @@
 #include "core/units.hpp"
 #include "core/version.hpp"
 #include "counters/collect.hpp"
+#include "counters/counter_file.hpp"
+#include "counters/counter_model.hpp"
+#include "counters/counter_report.hpp"
+#include "counters/extrapolate.hpp"
 #include "fit/memory_levels.hpp"
 #include "fit/profile_builder.hpp"
 #include "fit/suite_summaries.hpp"
-#include "microbench/characterize.hpp"
 #include "microbench/topology.hpp"
 #include "plot/profile_plots.hpp"
-#include "predict/counter_file.hpp"
-#include "predict/counter_model.hpp"
-#include "predict/counter_report.hpp"
-#include "predict/extrapolate.hpp"
 #include "predict/predictor.hpp"
 #include "predict/report.hpp"
 #include "predict/workload.hpp"
@@ -87,13 +87,13 @@ int predict_verb(const PredictArguments& a) {
   }
   if (!a.counters.empty()) {
     // Paper 002: F and the BSP-like functions from the counts of each phase.
-    const auto table = predict::read_counter_files({a.counters.begin(), a.counters.end()});
-    const auto predictions = predict::predict_table(
+    const auto table = sonde::counters::read_counter_files({a.counters.begin(), a.counters.end()});
+    const auto predictions = sonde::counters::predict_table(
         table, sonde::profile::read_profile(machine_path), machine_path.string());
     if (a.json)
-      std::cout << predict::counter_predictions_json(predictions).dump(2) << "\n";
+      std::cout << sonde::counters::counter_predictions_json(predictions).dump(2) << "\n";
     else
-      std::cout << predict::format_counter_predictions(predictions);
+      std::cout << sonde::counters::format_counter_predictions(predictions);
     return 0;
   }
   predict::PredictOptions options;
@@ -204,7 +204,7 @@ int counters_verb(const CountersArguments& a) {
   sonde::ensure_writable_folder(fs::absolute(a.output).parent_path());
   const auto collected = sonde::counters::collect(options);
   for (const auto& note : collected.notes) std::cerr << "counters: " << note << "\n";
-  sonde::predict::write_counter_file(a.output, collected.table);
+  sonde::counters::write_counter_file(a.output, collected.table);
   fs::remove_all(options.work_folder);
   std::cerr << fmt::format("counters: {} phases, counts from {}; written to {}\n",
                            collected.table.phases.size(), collected.counts_source, a.output);
@@ -224,37 +224,37 @@ struct ExtrapolateArguments {
 // where given (Table 4).
 int extrapolate_verb(const ExtrapolateArguments& a) {
   namespace predict = sonde::predict;
-  const auto pilots = predict::read_counter_files({a.pilots.begin(), a.pilots.end()});
+  const auto pilots = sonde::counters::read_counter_files({a.pilots.begin(), a.pilots.end()});
   const auto profile = sonde::profile::read_profile(a.machine);
-  std::optional<predict::CounterTable> measured;
+  std::optional<sonde::counters::CounterTable> measured;
   if (!a.measured.empty())
-    measured = predict::read_counter_files({a.measured.begin(), a.measured.end()});
+    measured = sonde::counters::read_counter_files({a.measured.begin(), a.measured.end()});
   if (a.sizes.empty() && !measured)
     throw sonde::usage_error("--size", "give the sizes to forecast, or --measured counter files");
   const std::vector<double> sizes = a.sizes.empty() ? measured->sizes() : a.sizes;
   const std::string pilots_name = fmt::format("{}", fmt::join(a.pilots, ", "));
-  const auto extrapolation = predict::extrapolate(pilots, sizes, pilots_name, a.resamples);
-  if (!a.output.empty()) predict::write_counter_file(a.output, extrapolation.forecast);
-  const auto points = predict::predict_extrapolation(extrapolation, measured ? &*measured : nullptr,
-                                                     fmt::format("{}", fmt::join(a.measured, ", ")),
-                                                     profile, a.machine);
+  const auto extrapolation = sonde::counters::extrapolate(pilots, sizes, pilots_name, a.resamples);
+  if (!a.output.empty()) sonde::counters::write_counter_file(a.output, extrapolation.forecast);
+  const auto points = sonde::counters::predict_extrapolation(
+      extrapolation, measured ? &*measured : nullptr,
+      fmt::format("{}", fmt::join(a.measured, ", ")), profile, a.machine);
   if (a.json) {
-    std::cout << nlohmann::json{{"points", predict::table4_json(points)}}.dump(2) << "\n";
+    std::cout << nlohmann::json{{"points", sonde::counters::table4_json(points)}}.dump(2) << "\n";
     return 0;
   }
   std::cout << fmt::format(
       "Counts fitted on {} pilot sizes ({}), forms chosen by cross-validation\n",
       pilots.sizes().size(), fmt::join(pilots.sizes(), ", "));
-  std::cout << predict::format_count_fits(extrapolation.fits) << "\n";
-  std::cout << predict::format_table4(points);
+  std::cout << sonde::counters::format_count_fits(extrapolation.fits) << "\n";
+  std::cout << sonde::counters::format_table4(points);
   return 0;
 }
 
-int characterize_verb(const sonde::microbench::CharacterizeOptions& options,
-                      const sonde::microbench::SuiteSelection& selection, bool json,
+int characterize_verb(const sonde::characterize::CharacterizeOptions& options,
+                      const sonde::characterize::SuiteSelection& selection, bool json,
                       const std::filesystem::path& profiles_folder) {
   const Topology topology = Topology::from_system();
-  const auto outcome = sonde::microbench::characterize(options, selection, topology);
+  const auto outcome = sonde::characterize::characterize(options, selection, topology);
   if (outcome.planned_only) return 0;
   std::vector<sonde::ResultFile> files;
   for (const auto& path : outcome.result_files) files.push_back(sonde::read_result_file(path));
@@ -318,8 +318,8 @@ int main(int argc, char** argv) {
 
     auto* characterize = app.add_subcommand(
         "characterize", "Run the microbenchmarks on this machine into results/<machine>/<run-id>/");
-    sonde::microbench::CharacterizeOptions options;
-    sonde::microbench::SuiteSelection selection;
+    sonde::characterize::CharacterizeOptions options;
+    sonde::characterize::SuiteSelection selection;
     sonde::microbench::add_memory_options(*characterize, selection.memory);
     characterize
         ->add_option("--suite", selection.suites,

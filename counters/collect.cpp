@@ -12,7 +12,7 @@
 #include "core/error.hpp"
 #include "core/program.hpp"
 #include "core/units.hpp"
-#include "microbench/counters.hpp"
+#include "microbench/hardware_counters.hpp"
 
 namespace sonde::counters {
 namespace {
@@ -304,9 +304,9 @@ Collected collect(const CollectOptions& o) {
                       : source == Source::valgrind ? "callgrind"
                                                    : "none";
   const auto add = [&](int processor, const std::string& phase, const std::string& counter,
-                       predict::CountValue value) {
+                       counters::CountValue value) {
     auto it = std::find_if(out.table.phases.begin(), out.table.phases.end(),
-                           [&](const predict::PhaseCounts& p) { return p.phase == phase; });
+                           [&](const counters::PhaseCounts& p) { return p.phase == phase; });
     if (it == out.table.phases.end()) {
       out.table.phases.push_back({phase, o.size, {}, {}, std::nullopt, program_name(o)});
       it = std::prev(out.table.phases.end());

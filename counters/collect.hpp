@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "predict/counter_file.hpp"
+#include "counters/counter_file.hpp"
 #include "profile/profile.hpp"
 
 namespace sonde::counters {
@@ -35,7 +35,7 @@ struct CollectOptions {
 };
 
 struct Collected {
-  predict::CounterTable table;
+  counters::CounterTable table;
   std::string counts_source;  // papi, callgrind or none
   std::vector<std::string> notes;
 };

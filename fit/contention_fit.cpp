@@ -6,10 +6,12 @@
 #include <optional>
 
 #include "core/error.hpp"
-#include "fit/bootstrap.hpp"
-#include "fit/least_squares.hpp"
+#include "model/bootstrap.hpp"
+#include "model/least_squares.hpp"
 
 namespace sonde::fit {
+
+using namespace model;  // the fits are made of the shared forms and estimators
 
 namespace {
 

@@ -11,6 +11,8 @@
 #include "core/error.hpp"
 
 namespace sonde::fit {
+
+using namespace model;  // the fits are made of the shared forms and estimators
 namespace {
 
 struct Point {
@@ -213,6 +215,31 @@ CollectiveFit fit_collective(const std::vector<CollectivePoint>& points, const s
   fit.t0 = select_form(ranks, t0, what + ": t0(n)", tolerance);
   fit.seconds_per_byte = select_form(ranks, slope, what + ": 1/r_inf(n)", tolerance);
   return fit;
+}
+
+std::vector<SegmentIntervals> hockney_intervals(const HockneyFit& fit,
+                                                const std::vector<double>& bytes,
+                                                const std::vector<double>& seconds,
+                                                const model::BootstrapOptions& options) {
+  std::vector<SegmentIntervals> result;
+  for (const HockneySegment& segment : fit.segments) {
+    std::vector<double> xs, ys;
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+      if (bytes[i] >= segment.from_bytes && bytes[i] <= segment.to_bytes) {
+        xs.push_back(bytes[i]), ys.push_back(seconds[i]);
+      }
+    }
+    const std::vector<model::Interval> intervals = model::bootstrap_intervals(
+        xs, ys,
+        [](const std::vector<double>& m, const std::vector<double>& t) {
+          const HockneyFit line = fit_hockney(m, t, "bootstrap of a Hockney segment", 1, 2);
+          return std::vector<double>{line.segments[0].t0_seconds,
+                                     line.segments[0].seconds_per_byte};
+        },
+        options);
+    result.push_back({intervals[0], intervals[1]});
+  }
+  return result;
 }
 
 }  // namespace sonde::fit

@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "fit/model_forms.hpp"
+#include "model/bootstrap.hpp"
+#include "model/model_forms.hpp"
 
 namespace sonde::fit {
 
@@ -50,8 +51,8 @@ struct CollectivePoint {
 };
 
 struct CollectiveFit {
-  FormChoice t0;                // seconds, in n
-  FormChoice seconds_per_byte;  // 1 / r_inf(n)
+  model::FormChoice t0;                // seconds, in n
+  model::FormChoice seconds_per_byte;  // 1 / r_inf(n)
   // "(52 log n) + (0.029 log n) m" in microseconds, as paper 003's Table 5 prints it.
   std::string formula_microseconds() const;
   double operator()(double ranks, double bytes) const;
@@ -60,5 +61,15 @@ struct CollectiveFit {
 // Needs at least four communicator sizes with two message sizes each.
 CollectiveFit fit_collective(const std::vector<CollectivePoint>& points, const std::string& what,
                              double tolerance = 0.0);
+
+// t0 and seconds per byte of each segment, the segments' ranges kept as fitted.
+struct SegmentIntervals {
+  model::Interval t0_seconds;
+  model::Interval seconds_per_byte;
+};
+std::vector<SegmentIntervals> hockney_intervals(const HockneyFit& fit,
+                                                const std::vector<double>& bytes,
+                                                const std::vector<double>& seconds,
+                                                const model::BootstrapOptions& options = {});
 
 }  // namespace sonde::fit

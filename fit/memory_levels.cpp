@@ -9,6 +9,7 @@
 #include "core/units.hpp"
 
 namespace sonde::fit {
+
 namespace {
 
 double median_of(std::vector<double> values) {

@@ -11,13 +11,15 @@
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "core/version.hpp"
-#include "fit/bootstrap.hpp"
 #include "fit/contention_fit.hpp"
 #include "fit/hockney.hpp"
 #include "fit/memory_levels.hpp"
 #include "fit/suite_summaries.hpp"
+#include "model/bootstrap.hpp"
 
 namespace sonde::fit {
+
+using namespace model;  // the fits are made of the shared forms and estimators
 
 namespace {
 

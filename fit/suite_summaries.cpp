@@ -11,6 +11,7 @@
 #include "fit/hockney.hpp"
 
 namespace sonde::fit {
+
 namespace {
 
 const std::vector<std::string>& overhead_counters() {

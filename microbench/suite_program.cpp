@@ -10,7 +10,7 @@
 #include "core/error.hpp"
 #include "core/program.hpp"
 #include "core/version.hpp"
-#include "microbench/counters.hpp"
+#include "microbench/hardware_counters.hpp"
 #include "microbench/run_context.hpp"
 #include "microbench/system_load.hpp"
 

@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "microbench/counters.hpp"
+#include "microbench/hardware_counters.hpp"
 #include "microbench/topology.hpp"
 
 namespace sonde::microbench {

@@ -1,6 +1,6 @@
 #include "predict/workload.hpp"
 
-#include "predict/csv_table.hpp"
+#include "core/csv_table.hpp"
 
 #include <fmt/format.h>
 #include <muParser.h>

@@ -7,7 +7,7 @@
 
 #include "core/error.hpp"
 #include "counters/collect.hpp"
-#include "predict/counter_file.hpp"
+#include "counters/counter_file.hpp"
 #include "profile/profile.hpp"
 
 namespace {
@@ -110,7 +110,7 @@ TEST(Collect, ValgrindCountsEveryProcessorsPhases) {
   const auto* fill = collected.table.find("sample.ss4.fill", 20000);
   ASSERT_TRUE(fill);
   for (const auto& [processor, counts] : fill->processors) {
-    for (const std::string& counter : predict::processor_counters())
+    for (const std::string& counter : counters::processor_counters())
       ASSERT_TRUE(counts.count(counter)) << counter;
     // Each processor reads its 10000 keys and writes them once: at least that many accesses.
     EXPECT_GE(counts.at("loads").value, 10000);

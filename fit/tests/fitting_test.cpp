@@ -9,13 +9,15 @@
 #include <random>
 
 #include "core/error.hpp"
-#include "fit/bootstrap.hpp"
 #include "fit/hockney.hpp"
-#include "fit/least_squares.hpp"
-#include "fit/model_forms.hpp"
+#include "model/bootstrap.hpp"
+#include "model/least_squares.hpp"
+#include "model/model_forms.hpp"
 
 namespace sonde::fit {
 namespace {
+
+using namespace model;
 
 // n as the SP2 measurements spread it: 2 to 256 nodes, two points an octave.
 std::vector<double> node_counts() {

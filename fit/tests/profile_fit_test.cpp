@@ -11,11 +11,13 @@
 
 #include "core/error.hpp"
 #include "fit/contention_fit.hpp"
-#include "fit/model_forms.hpp"
 #include "fit/profile_builder.hpp"
+#include "model/model_forms.hpp"
 
 namespace sonde::fit {
 namespace {
+
+using namespace model;
 
 // A machine whose per-event costs are known (seconds per event).
 const std::map<std::string, double> kF1 = {{"accesses", 0.2e-9},      {"l1_misses", 1.0e-9},

@@ -6,12 +6,14 @@
 
 #include <cmath>
 
+#include "characterize/characterize.hpp"
+#include "characterize/run_plan.hpp"
 #include "core/error.hpp"
-#include "microbench/characterize.hpp"
-#include "microbench/run_plan.hpp"
 
 namespace sonde::microbench {
 namespace {
+
+using namespace characterize;  // the plan and the suites it runs are tested with the harness
 
 constexpr std::uint64_t KiB = 1024, MiB = KiB * KiB, GiB = MiB * KiB;
 

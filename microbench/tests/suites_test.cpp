@@ -5,15 +5,17 @@
 #include <cmath>
 #include <map>
 
+#include "characterize/characterize.hpp"
 #include "core/error.hpp"
-#include "microbench/characterize.hpp"
-#include "microbench/compute_kernels.hpp"
-#include "microbench/compute_suite.hpp"
-#include "microbench/contention_suite.hpp"
-#include "microbench/overhead_suite.hpp"
+#include "microbench/compute/compute_kernels.hpp"
+#include "microbench/compute/compute_suite.hpp"
+#include "microbench/contention/contention_suite.hpp"
+#include "microbench/overhead/overhead_suite.hpp"
 
 namespace sonde::microbench {
 namespace {
+
+using namespace characterize;  // the plan and the suites it runs are tested with the harness
 
 constexpr const char* kBigMachine =
     "pack:2 numa:2(memory=68719476736) l3:4(size=33554432) l2:4(size=1048576) "

@@ -1,0 +1,27 @@
+// Tables of counter-based predictions, in the layout of paper 002's Tables 2 and 4.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "counters/counter_model.hpp"
+#include "counters/extrapolate.hpp"
+
+namespace sonde::counters {
+
+// Per size and phase: the measured time, F and its parts, the BSP-like functions, and E of each
+// where a time was measured; then average and largest E per phase and function (Table 2).
+std::string format_counter_predictions(const std::vector<PhasePrediction>& predictions);
+nlohmann::json counter_predictions_json(const std::vector<PhasePrediction>& predictions);
+
+// The forms chosen for each count, one line per phase and counter over the processors.
+std::string format_count_fits(const std::vector<CountFit>& fits);
+
+// Paper 002's Table 4: per phase, F's average and largest E with measured counts and with
+// counts extrapolated from the pilot runs, and per size the predictions with F's interval.
+std::string format_table4(const std::vector<ExtrapolatedPoint>& points);
+nlohmann::json table4_json(const std::vector<ExtrapolatedPoint>& points);
+
+}  // namespace sonde::counters

@@ -1,0 +1,672 @@
+#include "microbench/memory/memory_suite.hpp"
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <numeric>
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+#include "microbench/hardware_counters.hpp"
+#include "microbench/memory/memory_kernels.hpp"
+#include "microbench/page_buffer.hpp"
+#include "microbench/thread_team.hpp"
+#include "microbench/working_sets.hpp"
+
+namespace sonde::microbench {
+namespace {
+
+constexpr std::size_t kChaseStepsPerIteration = 4096;
+// Bytes each thread moves per timed iteration at least, so that starting and joining the team
+// (about a microsecond) stays below 0.1% of the time even for L1-sized working sets.
+constexpr std::uint64_t kBandwidthBytesPerThreadPerIteration = 8ull << 20;
+constexpr std::size_t kStrideAccessesPerIteration = 1 << 16;
+
+enum class ChasePattern { random, in_page };
+
+struct LatencyVariant {
+  const char* part;
+  ChasePattern pattern;
+  PagePolicy pages;
+  const char* pattern_name;
+};
+constexpr std::array<LatencyVariant, 3> kLatencyVariants{{
+    {"latency-random-base", ChasePattern::random, PagePolicy::base, "random"},
+    {"latency-in-page-base", ChasePattern::in_page, PagePolicy::base, "in_page"},
+    {"latency-random-huge", ChasePattern::random, PagePolicy::huge, "random"},
+}};
+
+std::string bandwidth_part(unsigned threads) { return fmt::format("bandwidth-t{}", threads); }
+
+// The chase of the previous benchmark stays allocated for the next repetition of the same
+// working set: building one of 256 MiB (a shuffle and four million scattered writes) takes longer
+// than measuring it.
+struct ChaseSetup {
+  std::uint64_t bytes = 0;
+  ChasePattern pattern{};
+  PagePolicy pages{};
+  PageBuffer buffer;
+  const void* start = nullptr;
+  double huge_page_fraction = 0;
+};
+
+ChaseSetup& chase_setup(std::uint64_t bytes, ChasePattern pattern, PagePolicy pages,
+                        unsigned line_bytes, std::uint64_t seed) {
+  static std::unique_ptr<ChaseSetup> cached;
+  if (cached && cached->bytes == bytes && cached->pattern == pattern && cached->pages == pages) {
+    return *cached;
+  }
+  cached.reset();  // free the old buffer before mapping the new one
+  auto setup = std::make_unique<ChaseSetup>();
+  setup->bytes = bytes;
+  setup->pattern = pattern;
+  setup->pages = pages;
+  // A huge-page buffer is mapped whole huge pages long, or the kernel could not back it with one.
+  const std::size_t huge = huge_page_bytes();
+  const std::size_t mapped = pages == PagePolicy::huge ? (bytes + huge - 1) / huge * huge
+                                                       : static_cast<std::size_t>(bytes);
+  setup->buffer = PageBuffer(mapped, pages);
+  const std::size_t lines = bytes / line_bytes;
+  const std::size_t group = pattern == ChasePattern::random
+                                ? lines
+                                : std::max<std::size_t>(1, base_page_bytes() / line_bytes);
+  setup->start =
+      link_chase(setup->buffer.data(), line_bytes, chase_visit_order(lines, group, seed));
+  setup->huge_page_fraction = setup->buffer.huge_page_fraction();
+  cached = std::move(setup);
+  return *cached;
+}
+
+// False, and the benchmark failed, when the chase ended outside its working set: a corrupt chain
+// would time something else.
+bool chase_stayed_inside(benchmark::State& state, const ChaseSetup& setup, const void* p) {
+  const auto* begin = static_cast<const char*>(setup.buffer.data());
+  const auto* where = static_cast<const char*>(p);
+  if (where >= begin && where < begin + setup.bytes) return true;
+  state.SkipWithError("the chase left its working set: the chain is corrupt");
+  return false;
+}
+
+void register_latency(const MemorySuitePlan& plan, const LatencyVariant& variant,
+                      const std::optional<CoreClock>& clock, const Topology& topology,
+                      ParamRegistry& registry) {
+  // Warming more than twice the whole last level only costs time: beyond it every load misses.
+  const auto& caches = topology.data_caches();
+  const std::uint64_t last_level = caches.empty() ? 0 : caches.back().size_bytes;
+  const std::uint64_t warm_lines_cap = std::max<std::uint64_t>(1, 2 * last_level / plan.line_bytes);
+  for (std::uint64_t bytes : plan.working_sets) {
+    if (bytes > plan.latency_max_bytes) continue;
+    const std::string name = fmt::format("memory.latency.{}.{}/ws:{}", variant.pattern_name,
+                                         name_of(variant.pages), bytes);
+    const unsigned line = plan.line_bytes;
+    const std::uint64_t seed = plan.seed;
+    // One load per line in random order (the in-page pattern too: it only limits the pages).
+    const AccessPattern pattern{{{bytes, line, false, true}}, 1, false};
+    const std::optional<Counts> derived = derive_on(topology, pattern);
+    auto run = [=](benchmark::State& state) {
+      ChaseSetup& setup = chase_setup(bytes, variant.pattern, variant.pages, line, seed);
+      // One trip around the cycle (up to twice the last-level cache) brings a cache-sized working
+      // set into its level and its pages into the TLB before the clock starts.
+      const void* p = chase(setup.start, std::min<std::uint64_t>(bytes / line, warm_lines_cap));
+      ScopedCounting counting;
+      for (auto _ : state) {
+        p = chase(p, kChaseStepsPerIteration);
+        benchmark::DoNotOptimize(p);
+      }
+      const EventTotals& events = counting.stop();
+      if (!chase_stayed_inside(state, setup, p)) return;
+      add_time_per(state, clock, "load", kChaseStepsPerIteration);
+      record_counts(state, events, "load", kChaseStepsPerIteration, derived);
+      state.counters["huge_page_fraction"] = setup.huge_page_fraction;
+    };
+    register_benchmark(
+        registry, name, run,
+        {{"suite", "memory"},
+         {"part", variant.part},
+         {"kernel", "pointer_chase"},
+         {"pattern", variant.pattern_name},
+         {"page_policy", name_of(variant.pages)},
+         {"page_bytes", variant.pages == PagePolicy::huge ? huge_page_bytes() : base_page_bytes()},
+         {"working_set_bytes", bytes},
+         {"line_bytes", line},
+         {"threads", 1},
+         {"cores", {0}},
+         {"loads_per_iteration", kChaseStepsPerIteration},
+         {"counts", count_sources(pattern)}},
+        plan.repetitions, plan.min_time_seconds)
+        ->UseRealTime();
+  }
+}
+
+// The coarse probe: one random chase per working set, two an octave, few short repetitions; the
+// fastest repetition is what `sonde characterize` looks at (latency_steps). Its warm-up trip is
+// capped at 2^22 loads: the probe must stay short whatever hwloc claims.
+void register_probe(const MemorySuitePlan& plan, const std::optional<CoreClock>& clock,
+                    ParamRegistry& registry) {
+  constexpr std::uint64_t kWarmLoadsCap = 1ull << 22;
+  const int repetitions = plan.quick ? 1 : 3;
+  const double min_time = plan.quick ? 0.0005 : 0.002;
+  for (std::uint64_t bytes : plan.probe_working_sets) {
+    const unsigned line = plan.line_bytes;
+    const std::uint64_t seed = plan.seed;
+    auto run = [=](benchmark::State& state) {
+      ChaseSetup& setup = chase_setup(bytes, ChasePattern::random, PagePolicy::base, line, seed);
+      const void* p = chase(setup.start, std::min<std::uint64_t>(bytes / line, kWarmLoadsCap));
+      for (auto _ : state) {
+        p = chase(p, kChaseStepsPerIteration);
+        benchmark::DoNotOptimize(p);
+      }
+      if (!chase_stayed_inside(state, setup, p)) return;
+      add_time_per(state, clock, "load", kChaseStepsPerIteration);
+    };
+    register_benchmark(registry, fmt::format("memory.probe/ws:{}", bytes), run,
+                       {{"suite", "memory"},
+                        {"part", "probe"},
+                        {"kernel", "latency_probe"},
+                        {"pattern", "random"},
+                        {"page_policy", "base"},
+                        {"working_set_bytes", bytes},
+                        {"line_bytes", line},
+                        {"threads", 1},
+                        {"cores", {0}},
+                        {"loads_per_iteration", kChaseStepsPerIteration},
+                        {"counts", count_sources(std::nullopt,
+                                                 "a first look at the latency "
+                                                 "curve; not counted")}},
+                       repetitions, min_time)
+        ->UseRealTime();
+  }
+}
+
+// Values the kernels start from, chosen so that every result is exact in floating point whether
+// or not the compiler fuses the triad's multiply and add: small integers times 3.
+double initial_a(std::size_t i) { return static_cast<double>(i % 1024); }
+double initial_b(std::size_t i) { return static_cast<double>(i % 4096); }
+double initial_c(std::size_t i) { return static_cast<double>(i % 7); }
+constexpr double kTriadScalar = 3.0;
+constexpr double kWriteValue = 2.5;
+
+// Like the chase, the team and arrays of one bandwidth benchmark serve all its repetitions (and
+// Google Benchmark's runs that size the iteration count): every kernel gives the same result
+// whatever the arrays held, so a repetition need not start from fresh ones.
+struct BandwidthSetup {
+  StreamKernel kernel{};
+  std::uint64_t bytes = 0;
+  std::vector<unsigned> cores;
+  std::unique_ptr<ThreadTeam> team;
+  PageBuffer buffer;
+  bool initialized = false;
+};
+
+BandwidthSetup& bandwidth_setup(StreamKernel kernel, std::uint64_t bytes,
+                                const std::vector<unsigned>& cores, const Topology& topology) {
+  static std::unique_ptr<BandwidthSetup> cached;
+  if (cached && cached->kernel == kernel && cached->bytes == bytes && cached->cores == cores) {
+    return *cached;
+  }
+  cached.reset();
+  auto setup = std::make_unique<BandwidthSetup>();
+  setup->kernel = kernel;
+  setup->bytes = bytes;
+  setup->cores = cores;
+  setup->team = std::make_unique<ThreadTeam>(topology, cores);
+  setup->buffer = PageBuffer(bytes, PagePolicy::base);
+  cached = std::move(setup);
+  return *cached;
+}
+
+void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, const Topology& topology,
+                        ParamRegistry& registry) {
+  const std::vector<unsigned> cores = first_cores(threads);
+  for (const KernelTraffic& traffic : stream_kernels()) {
+    for (std::uint64_t requested : plan.working_sets) {
+      // Elements per thread and array, a whole number of 64-byte blocks.
+      const std::size_t per_thread =
+          std::max<std::size_t>(8, requested / (8ull * traffic.arrays * threads) / 8 * 8);
+      const std::size_t n = per_thread * threads;
+      const std::uint64_t bytes = 8ull * n * traffic.arrays;
+      const std::uint64_t passes = std::max<std::uint64_t>(
+          1, (kBandwidthBytesPerThreadPerIteration + bytes / threads - 1) / (bytes / threads));
+      const std::string name =
+          fmt::format("memory.bandwidth.{}/threads:{}/ws:{}", traffic.name, threads, requested);
+      AccessPattern pattern{{}, threads, false};
+      for (unsigned i = 0; i < traffic.loads + traffic.stores; ++i) {
+        pattern.streams.push_back({8ull * per_thread, 8, i >= traffic.loads, false});
+      }
+      const std::optional<Counts> derived = derive_on(topology, pattern);
+      auto run = [=, &topology](benchmark::State& state) {
+        BandwidthSetup& setup = bandwidth_setup(traffic.kernel, bytes, cores, topology);
+        ThreadTeam& team = *setup.team;
+        double* a = static_cast<double*>(setup.buffer.data());
+        double* b = a + n;
+        double* c = a + 2 * n;
+        std::vector<MemberResult> sums(threads);
+        if (!setup.initialized) {
+          // Each thread first touches its own slice, so that its pages sit on its NUMA node.
+          team.run([&](unsigned member) {
+            const std::size_t lo = member * per_thread, hi = lo + per_thread;
+            for (std::size_t i = lo; i < hi; ++i) {
+              switch (traffic.kernel) {
+                case StreamKernel::read:
+                  a[i] = 1.0;
+                  break;
+                case StreamKernel::write:
+                  a[i] = 0.0;
+                  break;
+                case StreamKernel::copy:
+                  a[i] = initial_a(i);
+                  b[i] = -1.0;
+                  break;
+                case StreamKernel::triad:
+                  a[i] = -1.0;
+                  b[i] = initial_b(i);
+                  c[i] = initial_c(i);
+                  break;
+              }
+            }
+          });
+          setup.initialized = true;
+        }
+        auto work = [&](unsigned member) {
+          const std::size_t lo = member * per_thread;
+          for (std::uint64_t pass = 0; pass < passes; ++pass) {
+            switch (traffic.kernel) {
+              case StreamKernel::read:
+                // The sum is kept (and checked below); read_kernel is compiled apart, so no pass
+                // can be dropped. No DoNotOptimize on the double: Google Benchmark 1.7's "+m,r"
+                // asm constraint on it gave wrong sums here with GCC 12 (-O2 and -O3).
+                sums[member].value = read_kernel(a + lo, per_thread);
+                break;
+              case StreamKernel::write:
+                write_kernel(a + lo, per_thread, kWriteValue);
+                break;
+              case StreamKernel::copy:
+                copy_kernel(b + lo, a + lo, per_thread);
+                break;
+              case StreamKernel::triad:
+                triad_kernel(a + lo, b + lo, c + lo, kTriadScalar, per_thread);
+                break;
+            }
+            benchmark::ClobberMemory();
+          }
+        };
+        team.run_benchmark_loop(state, work);
+
+        // Check what the kernel computed: a wrong result means a wrong measurement.
+        bool right = true;
+        for (std::size_t i = 0; i < n && right; ++i) {
+          switch (traffic.kernel) {
+            case StreamKernel::read:
+              break;
+            case StreamKernel::write:
+              right = a[i] == kWriteValue;
+              break;
+            case StreamKernel::copy:
+              right = b[i] == initial_a(i);
+              break;
+            case StreamKernel::triad:
+              right = a[i] == initial_b(i) + kTriadScalar * initial_c(i);
+              break;
+          }
+        }
+        if (traffic.kernel == StreamKernel::read) {
+          for (const MemberResult& sum : sums)
+            right = right && sum.value == static_cast<double>(per_thread);
+        }
+        if (!right) {
+          state.SkipWithError(
+              fmt::format("the {} kernel computed a wrong result", traffic.name).c_str());
+          return;
+        }
+        state.counters["bytes_per_second"] = benchmark::Counter(
+            static_cast<double>(traffic.bytes_per_element()) * static_cast<double>(n * passes),
+            benchmark::Counter::kIsIterationInvariantRate);
+        record_counts(state, team.counted(), "element", static_cast<double>(n * passes), derived);
+        if (traffic.flops > 0) {
+          state.counters["flops_per_second"] = benchmark::Counter(
+              static_cast<double>(traffic.flops) * static_cast<double>(n * passes),
+              benchmark::Counter::kIsIterationInvariantRate);
+        }
+      };
+      register_benchmark(registry, name, run,
+                         {{"suite", "memory"},
+                          {"part", bandwidth_part(threads)},
+                          {"kernel", traffic.name},
+                          {"formula", traffic.formula},
+                          {"page_policy", "base"},
+                          {"page_bytes", base_page_bytes()},
+                          {"working_set_bytes", bytes},
+                          {"requested_working_set_bytes", requested},
+                          {"arrays", traffic.arrays},
+                          {"elements_per_thread", per_thread},
+                          {"bytes_per_element", traffic.bytes_per_element()},
+                          {"loads_per_element", traffic.loads},
+                          {"stores_per_element", traffic.stores},
+                          {"flops_per_element", traffic.flops},
+                          {"passes_per_iteration", passes},
+                          {"threads", threads},
+                          {"cores", cores},
+                          {"stores", "regular"},
+                          {"counts", count_sources(pattern)}},
+                         plan.repetitions, plan.min_time_seconds)
+          ->UseManualTime();
+    }
+  }
+}
+
+// Paper 002, section 3 and Table 1: one processor loading every s-th word of a sub-array sized for
+// one level of the hierarchy (p1.sS.<level>.LE: loads, exclusive).
+void register_stride(const MemorySuitePlan& plan, const Topology& topology,
+                     ParamRegistry& registry) {
+  struct Target {
+    std::string level;
+    std::uint64_t bytes;
+  };
+  std::vector<Target> targets;
+  if (plan.quick) {
+    targets.push_back({"l1", 16384});
+  } else {
+    for (const CacheLevel& cache : topology.data_caches()) {
+      targets.push_back({fmt::format("l{}", cache.depth), cache.size_bytes / 2});
+    }
+    targets.push_back({"dram", plan.dram_bytes});
+  }
+  for (const Target& target : targets) {
+    for (const std::size_t stride : plan.strides) {
+      const std::size_t n = target.bytes / 8;
+      const std::size_t touched = (n + stride - 1) / stride;
+      const std::size_t passes = std::max<std::size_t>(1, kStrideAccessesPerIteration / touched);
+      const std::string name = fmt::format("memory.stride/p1.s{}.{}.LE", stride, target.level);
+      const AccessPattern pattern{{{8ull * n, 8ull * stride, false, false}}, 1, false};
+      const std::optional<Counts> derived = derive_on(topology, pattern);
+      auto run = [=](benchmark::State& state) {
+        // One buffer serves every stride of a target and every run: it only holds 1.0.
+        static std::unique_ptr<PageBuffer> cached;
+        static std::size_t cached_words = 0;
+        if (!cached || cached_words != n) {
+          cached.reset();
+          cached = std::make_unique<PageBuffer>(n * 8, PagePolicy::base);
+          cached_words = n;
+          std::fill_n(static_cast<double*>(cached->data()), n, 1.0);
+        }
+        auto* a = static_cast<double*>(cached->data());
+        double sum = strided_read_kernel(a, n, stride);  // warm-up
+        ScopedCounting counting;
+        for (auto _ : state) {
+          for (std::size_t pass = 0; pass < passes; ++pass) {
+            sum = strided_read_kernel(a, n, stride);
+            benchmark::DoNotOptimize(sum);
+          }
+        }
+        const EventTotals& events = counting.stop();
+        if (sum != static_cast<double>(touched)) {
+          state.SkipWithError("the strided read computed a wrong sum");
+          return;
+        }
+        using benchmark::Counter;
+        const double accesses = static_cast<double>(touched * passes);
+        state.counters["seconds_per_access"] =
+            Counter(accesses, Counter::kIsIterationInvariantRate | Counter::kInvert);
+        state.counters["bytes_per_second"] =
+            Counter(8 * accesses, Counter::kIsIterationInvariantRate);
+        record_counts(state, events, "access", accesses, derived);
+      };
+      register_benchmark(registry, name, run,
+                         {{"suite", "memory"},
+                          {"part", "stride"},
+                          {"kernel", "strided_read"},
+                          {"experiment", fmt::format("p1.s{}.{}.LE", stride, target.level)},
+                          {"level_target", target.level},
+                          {"stride_words", stride},
+                          {"word_bytes", 8},
+                          {"working_set_bytes", n * 8},
+                          {"accesses_per_pass", touched},
+                          {"access", "load"},
+                          {"sharing", "exclusive"},
+                          {"page_policy", "base"},
+                          {"threads", 1},
+                          {"cores", {0}},
+                          {"counts", count_sources(pattern)}},
+                         plan.repetitions, plan.min_time_seconds)
+          ->UseRealTime();
+    }
+  }
+}
+
+unsigned parse_thread_count(const std::string& text, unsigned cores) {
+  if (text == "all") return cores;
+  unsigned value = 0;
+  try {
+    std::size_t used = 0;
+    const long parsed = std::stol(text, &used);
+    if (used != text.size() || parsed <= 0) throw std::invalid_argument(text);
+    value = static_cast<unsigned>(parsed);
+  } catch (const std::exception&) {
+    throw usage_error("--threads", fmt::format("'{}' is not a thread count; expected a positive "
+                                               "whole number or 'all'",
+                                               text));
+  }
+  if (value > cores) {
+    throw usage_error("--threads", fmt::format("{} threads asked for, but this machine has {} "
+                                               "cores (one bound thread per core)",
+                                               value, cores));
+  }
+  return value;
+}
+
+}  // namespace
+
+void add_memory_options(CLI::App& app, MemorySuiteOptions& options) {
+  add_common_options(app, options.common);
+  app.add_option("--min-working-set", options.min_working_set,
+                 "Smallest working set, e.g. 4KiB (at least one cache line)")
+      ->capture_default_str();
+  app.add_option(
+      "--max-working-set", options.max_working_set,
+      "Largest working set, e.g. 512MiB (default: 8 times the last level as sized, within "
+      "a quarter of the memory this process may use)");
+  app.add_option("--sizes", options.sizes,
+                 "Measure exactly these working sets instead of the sweep, e.g. 16KiB,256MiB")
+      ->delimiter(',');
+  app.add_option("--threads", options.threads,
+                 "Thread counts for the bandwidth sweep, e.g. 1,2 or all (default: 1 and all)")
+      ->delimiter(',');
+  app.add_option("--seed", options.seed, "Seed of the random chase permutations")
+      ->capture_default_str();
+}
+
+std::vector<std::string> memory_option_arguments(const MemorySuiteOptions& options) {
+  std::vector<std::string> args = common_option_arguments(options.common);
+  args.push_back("--min-working-set=" + options.min_working_set);
+  if (!options.max_working_set.empty()) {
+    args.push_back("--max-working-set=" + options.max_working_set);
+  }
+  if (!options.sizes.empty())
+    args.push_back(fmt::format("--sizes={}", fmt::join(options.sizes, ",")));
+  if (!options.threads.empty()) {
+    args.push_back(fmt::format("--threads={}", fmt::join(options.threads, ",")));
+  }
+  args.push_back(fmt::format("--seed={}", options.seed));
+  return args;
+}
+
+MemorySuitePlan plan_memory_suite(const MemorySuiteOptions& options, const Topology& topology,
+                                  const Sizing& sizing) {
+  MemorySuitePlan plan;
+  plan.quick = options.common.quick;
+  plan.seed = options.seed;
+  if (const auto line = topology.line_bytes()) {
+    plan.line_bytes = *line;
+    plan.line_bytes_source = "hwloc";
+  } else if (const long line = ::sysconf(_SC_LEVEL1_DCACHE_LINESIZE); line > 0) {
+    plan.line_bytes = static_cast<unsigned>(line);
+    plan.line_bytes_source = "sysconf(_SC_LEVEL1_DCACHE_LINESIZE)";
+  } else {
+    throw io_error("cache line size", "neither hwloc nor the C library knows it on this machine");
+  }
+
+  const std::uint64_t min_bytes = parse_bytes(options.min_working_set, "--min-working-set");
+  if (min_bytes < plan.line_bytes) {
+    throw usage_error(
+        "--min-working-set",
+        fmt::format("{} is smaller than one cache line ({} B): a chase needs at least "
+                    "one line",
+                    format_bytes(static_cast<double>(min_bytes)), plan.line_bytes));
+  }
+  std::uint64_t max_bytes = 0;
+  if (!options.max_working_set.empty()) {
+    max_bytes = parse_bytes(options.max_working_set, "--max-working-set");
+  } else if (options.common.quick) {
+    max_bytes = std::max<std::uint64_t>(min_bytes, 65536);
+  } else {
+    max_bytes = std::max(min_bytes, sizing.sweep_max_bytes(topology));
+  }
+  if (max_bytes < min_bytes) {
+    throw usage_error("--max-working-set",
+                      fmt::format("{} is below --min-working-set ({})",
+                                  format_bytes(static_cast<double>(max_bytes)),
+                                  format_bytes(static_cast<double>(min_bytes))));
+  }
+  // Only sizes asked for explicitly are refused; the defaults above fit by construction.
+  const std::uint64_t memory = sizing.usable.bytes;
+  const auto refuse_beyond_memory = [&](std::uint64_t bytes, const char* option) {
+    if (memory > 0 && 2 * bytes > memory) {
+      throw usage_error(
+          option, fmt::format("{} is more than half of the memory this process may "
+                              "use ({}, bound by {})",
+                              format_bytes(static_cast<double>(bytes)),
+                              format_bytes(static_cast<double>(memory)), sizing.usable.bound_by));
+    }
+  };
+  if (!options.max_working_set.empty()) refuse_beyond_memory(max_bytes, "--max-working-set");
+  // Dense points where the run sizes the caches, and where hwloc claims them when that differs.
+  std::vector<std::uint64_t> capacities;
+  for (const CacheLevel& cache : topology.data_caches()) capacities.push_back(cache.size_bytes);
+  for (const LevelCapacity& level : sizing.levels) {
+    if (level.bytes != level.hwloc_bytes || !level.seen) capacities.push_back(level.hwloc_bytes);
+  }
+  SweepSpec spec;
+  spec.min_bytes = min_bytes / plan.line_bytes * plan.line_bytes;
+  spec.max_bytes = max_bytes / plan.line_bytes * plan.line_bytes;
+  spec.granule_bytes = plan.line_bytes;
+  spec.points_per_octave = sizing.effort.points_per_octave;
+  spec.dense_points_per_octave = sizing.effort.dense_points_per_octave;
+  if (options.common.quick) {
+    spec.points_per_octave = 0.5;
+    spec.dense_points_per_octave = 0;
+  }
+  plan.working_sets = working_set_sweep(capacities, spec);
+  if (!options.sizes.empty()) {
+    plan.working_sets.clear();
+    for (const std::string& text : options.sizes) {
+      const std::uint64_t bytes = parse_bytes(text, "--sizes");
+      if (bytes < plan.line_bytes) {
+        throw usage_error("--sizes",
+                          fmt::format("{} is smaller than one cache line ({} B)",
+                                      format_bytes(static_cast<double>(bytes)), plan.line_bytes));
+      }
+      refuse_beyond_memory(bytes, "--sizes");
+      plan.working_sets.push_back(bytes / plan.line_bytes * plan.line_bytes);
+    }
+    std::sort(plan.working_sets.begin(), plan.working_sets.end());
+    plan.working_sets.erase(std::unique(plan.working_sets.begin(), plan.working_sets.end()),
+                            plan.working_sets.end());
+  }
+
+  const unsigned cores = std::max(1u, topology.cores());
+  std::vector<std::string> thread_texts = options.threads;
+  if (thread_texts.empty()) thread_texts = {"1", "all"};
+  for (const std::string& text : thread_texts) {
+    const unsigned count = parse_thread_count(text, cores);
+    if (std::find(plan.thread_counts.begin(), plan.thread_counts.end(), count) ==
+        plan.thread_counts.end()) {
+      plan.thread_counts.push_back(count);
+    }
+  }
+  std::sort(plan.thread_counts.begin(), plan.thread_counts.end());
+
+  plan.repetitions = planned_repetitions(options.common, sizing);
+  plan.min_time_seconds = planned_min_time(options.common, sizing, 0.03, 0.002);
+  plan.huge_pages = huge_pages_available();
+  plan.dram_bytes = options.common.quick ? 16384 : sizing.dram_bytes(topology);
+  plan.strides = sizing.strides();
+  plan.latency_max_bytes = plan.working_sets.empty() ? 0 : plan.working_sets.back();
+  if (options.max_working_set.empty() && options.sizes.empty() && !options.common.quick) {
+    const auto& caches = topology.data_caches();
+    const double one_instance =
+        caches.empty() ? 0.0 : static_cast<double>(caches.back().size_bytes);
+    plan.latency_max_bytes = std::min(
+        plan.latency_max_bytes,
+        std::max<std::uint64_t>(
+            64ull << 20,
+            static_cast<std::uint64_t>(sizing.effort.sweep_beyond_last_level * one_instance)));
+  }
+
+  // The probe runs only when named: it is `sonde characterize`'s first look, not a result.
+  std::vector<std::string> asked = options.common.parts;
+  if (const auto probe = std::find(asked.begin(), asked.end(), "probe"); probe != asked.end()) {
+    asked.erase(probe);
+    plan.parts.push_back("probe");
+    plan.probe_working_sets = probe_working_sets(sizing, options.common.quick);
+    if (asked.empty()) return plan;
+  }
+  for (const std::string& part : select_parts(asked, memory_part_names(plan))) {
+    if (part == "latency-random-huge" && !plan.huge_pages) {
+      plan.skipped_parts.push_back(fmt::format("{}: transparent huge pages are '{}' here", part,
+                                               transparent_huge_page_mode()));
+      continue;
+    }
+    plan.parts.push_back(part);
+  }
+  return plan;
+}
+
+std::vector<std::string> memory_part_names(const MemorySuitePlan& plan) {
+  std::vector<std::string> names;
+  for (const LatencyVariant& variant : kLatencyVariants) names.push_back(variant.part);
+  for (unsigned threads : plan.thread_counts) names.push_back(bandwidth_part(threads));
+  names.push_back("stride");
+  return names;
+}
+
+std::size_t register_memory_suite(const MemorySuitePlan& plan, const Topology& topology,
+                                  const std::optional<CoreClock>& clock, ParamRegistry& registry) {
+  const auto selected = [&](const std::string& part) { return has_part(plan.parts, part); };
+  const std::size_t before = registry.size();
+  if (selected("probe")) register_probe(plan, clock, registry);
+  for (const LatencyVariant& variant : kLatencyVariants) {
+    if (selected(variant.part)) register_latency(plan, variant, clock, topology, registry);
+  }
+  for (unsigned threads : plan.thread_counts) {
+    if (selected(bandwidth_part(threads))) register_bandwidth(plan, threads, topology, registry);
+  }
+  if (selected("stride")) register_stride(plan, topology, registry);
+  return registry.size() - before;
+}
+
+nlohmann::json to_json(const MemorySuitePlan& plan) {
+  return {{"working_sets_bytes", plan.working_sets},
+          {"thread_counts", plan.thread_counts},
+          {"line_bytes", plan.line_bytes},
+          {"line_bytes_source", plan.line_bytes_source},
+          {"repetitions", plan.repetitions},
+          {"min_time_seconds", plan.min_time_seconds},
+          {"huge_pages_available", plan.huge_pages},
+          {"parts", plan.parts},
+          {"skipped_parts", plan.skipped_parts},
+          {"probe_working_sets_bytes", plan.probe_working_sets},
+          {"dram_bytes", plan.dram_bytes},
+          {"latency_max_bytes", plan.latency_max_bytes},
+          {"strides_words", plan.strides},
+          {"seed", plan.seed},
+          {"quick", plan.quick}};
+}
+
+}  // namespace sonde::microbench

@@ -1,0 +1,29 @@
+// The strided kernels of paper 002's experiments, compiled without vectorization: each touched
+// word is one scalar load or store, at every stride alike (a vectorized stride-1 loop would move
+// eight words per instruction and make stride 1 incomparable with the others).
+#include "microbench/memory/memory_kernels.hpp"
+
+#include <array>
+
+namespace sonde::microbench {
+
+double strided_read_kernel(const double* a, std::size_t n, std::size_t stride) {
+  // Eight accumulators: at stride 1 from L1 the loads, not the add latency, should set the time.
+  constexpr std::size_t kLanes = 8;
+  std::array<double, kLanes> sums{};
+  std::size_t i = 0;
+  const std::size_t block = kLanes * stride;
+  for (; i + block <= n; i += block) {
+    for (std::size_t j = 0; j < kLanes; ++j) sums[j] += a[i + j * stride];
+  }
+  double total = 0;
+  for (; i < n; i += stride) total += a[i];
+  for (double s : sums) total += s;
+  return total;
+}
+
+void strided_write_kernel(double* a, std::size_t n, std::size_t stride, double value) {
+  for (std::size_t i = 0; i < n; i += stride) a[i] = value;
+}
+
+}  // namespace sonde::microbench

@@ -1,0 +1,127 @@
+#include "microbench/memory/memory_kernels.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+#include <vector>
+
+namespace sonde::microbench {
+namespace {
+
+TEST(ChaseVisitOrder, IsAPermutationOfAllLines) {
+  for (std::size_t lines : {1u, 2u, 7u, 64u, 1000u, 4099u}) {
+    for (std::size_t group : {std::size_t{1}, std::size_t{64}, lines}) {
+      std::vector<std::uint32_t> order = chase_visit_order(lines, group, 42);
+      ASSERT_EQ(order.size(), lines);
+      std::sort(order.begin(), order.end());
+      for (std::size_t i = 0; i < lines; ++i) ASSERT_EQ(order[i], i);
+    }
+  }
+}
+
+TEST(ChaseVisitOrder, InPageOrderStaysInsideEachGroupUntilItIsDone) {
+  const std::size_t lines = 64 * 20 + 5, group = 64;
+  const std::vector<std::uint32_t> order = chase_visit_order(lines, group, 7);
+  std::set<std::uint32_t> finished_groups;
+  std::uint32_t current = order[0] / group;
+  for (std::uint32_t line : order) {
+    if (line / group != current) {
+      finished_groups.insert(current);
+      current = line / group;
+      ASSERT_FALSE(finished_groups.contains(current)) << "the chase came back to group " << current;
+    }
+  }
+}
+
+TEST(ChaseVisitOrder, RandomOrderIsNotSequentialAndSeedMatters) {
+  const auto a = chase_visit_order(4096, 4096, 1);
+  const auto b = chase_visit_order(4096, 4096, 2);
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a, chase_visit_order(4096, 4096, 1));
+  std::size_t neighbours = 0;  // consecutive visits to adjacent lines help the prefetcher
+  for (std::size_t i = 1; i < a.size(); ++i) neighbours += (a[i] == a[i - 1] + 1);
+  EXPECT_LT(neighbours, 20u);
+}
+
+TEST(Chase, IsOneCycleOverTheWholeWorkingSet) {
+  for (std::size_t line_bytes : {64u, 128u}) {
+    for (std::size_t lines : {1u, 3u, 512u, 10000u}) {
+      std::vector<char> buffer(lines * line_bytes);
+      for (std::size_t group : {std::size_t{64}, lines}) {
+        void* start = link_chase(buffer.data(), line_bytes, chase_visit_order(lines, group, 3));
+        EXPECT_EQ(chase_cycle_length(start, lines + 1), lines)
+            << lines << " lines of " << line_bytes << " B, groups of " << group;
+        // Every line is visited exactly once per trip.
+        std::set<const void*> seen;
+        const void* p = start;
+        for (std::size_t i = 0; i < lines; ++i) {
+          seen.insert(p);
+          p = chase(p, 1);
+        }
+        EXPECT_EQ(seen.size(), lines);
+        EXPECT_EQ(chase(start, lines), start);
+        EXPECT_EQ(chase(start, 3 * lines + 1), chase(start, 1));
+      }
+    }
+  }
+}
+
+TEST(Chase, PointersStayInsideTheBufferAndOnLineStarts) {
+  const std::size_t lines = 300, line_bytes = 64;
+  std::vector<char> buffer(lines * line_bytes);
+  const void* p = link_chase(buffer.data(), line_bytes, chase_visit_order(lines, lines, 9));
+  for (std::size_t i = 0; i < lines; ++i) {
+    const auto offset = static_cast<const char*>(p) - buffer.data();
+    ASSERT_GE(offset, 0);
+    ASSERT_LT(offset, static_cast<std::ptrdiff_t>(buffer.size()));
+    ASSERT_EQ(offset % line_bytes, 0);
+    p = chase(p, 1);
+  }
+}
+
+TEST(StreamKernels, ComputeWhatTheyClaim) {
+  for (std::size_t n : {0u, 1u, 31u, 32u, 33u, 1000u, 4097u}) {
+    std::vector<double> a(n), b(n), c(n);
+    std::iota(a.begin(), a.end(), 1.0);
+    EXPECT_DOUBLE_EQ(read_kernel(a.data(), n), n * (n + 1) / 2.0) << n;
+    write_kernel(b.data(), n, 2.5);
+    EXPECT_TRUE(std::all_of(b.begin(), b.end(), [](double x) { return x == 2.5; }));
+    copy_kernel(c.data(), a.data(), n);
+    EXPECT_EQ(c, a);
+    triad_kernel(c.data(), a.data(), b.data(), 3.0, n);
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] + 3.0 * 2.5);
+  }
+}
+
+TEST(StreamKernels, StridedReadTouchesEveryStrideThWord) {
+  std::vector<double> a(1000);
+  std::iota(a.begin(), a.end(), 0.0);
+  for (std::size_t stride : {1u, 2u, 3u, 8u, 256u, 999u, 1000u, 5000u}) {
+    double expected = 0;
+    for (std::size_t i = 0; i < a.size(); i += stride) expected += a[i];
+    EXPECT_DOUBLE_EQ(strided_read_kernel(a.data(), a.size(), stride), expected) << stride;
+  }
+}
+
+TEST(StreamKernels, StridedWriteTouchesEveryStrideThWordOnly) {
+  for (std::size_t stride : {1u, 3u, 32u, 256u}) {
+    std::vector<double> a(1000, 0.0);
+    strided_write_kernel(a.data(), a.size(), stride, 2.0);
+    for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], i % stride == 0 ? 2.0 : 0.0) << i;
+  }
+}
+
+TEST(StreamKernels, TrafficTableMatchesTheFormulas) {
+  EXPECT_EQ(traffic_of(StreamKernel::read).bytes_per_element(), 8u);
+  EXPECT_EQ(traffic_of(StreamKernel::write).bytes_per_element(), 8u);
+  EXPECT_EQ(traffic_of(StreamKernel::copy).bytes_per_element(), 16u);
+  EXPECT_EQ(traffic_of(StreamKernel::triad).bytes_per_element(), 24u);
+  EXPECT_EQ(traffic_of(StreamKernel::triad).flops, 2u);
+  EXPECT_EQ(stream_kernel_named("copy"), StreamKernel::copy);
+  EXPECT_FALSE(stream_kernel_named("scale").has_value());
+}
+
+}  // namespace
+}  // namespace sonde::microbench

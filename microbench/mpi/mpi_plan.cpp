@@ -1,0 +1,89 @@
+#include "microbench/mpi/mpi_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace sonde::microbench {
+
+std::vector<std::string> collective_names() {
+  return {"barrier", "bcast",     "gather", "scatter",   "alltoall",
+          "shift",   "allgather", "reduce", "allreduce", "scan"};
+}
+
+MpiSuitePlan plan_mpi_suite(const CommonOptions& options, const Sizing& sizing, int ranks,
+                            int ranks_per_node, const std::vector<std::uint64_t>& message_bytes) {
+  MpiSuitePlan plan;
+  plan.ranks = ranks;
+  plan.repetitions = planned_repetitions(options, sizing);
+  plan.min_time_seconds = planned_min_time(options, sizing, 0.02, 0.001);
+  // Every rank of a node holds a collective's buffers at once: together they stay within the
+  // node's buffer allowance.
+  plan.collective_buffer_cap = std::min<std::uint64_t>(
+      plan.collective_buffer_cap,
+      sizing.max_buffer_bytes / static_cast<std::uint64_t>(std::max(1, ranks_per_node)));
+  plan.warm_up_seconds = options.quick ? 0.0 : 0.05;
+  // Ping-pong: 0 B, then every power of two to 16 MiB, and four points an octave from 256 B to
+  // 1 MiB, where eager, rendezvous and shared-memory protocols usually switch.
+  std::set<std::uint64_t> sizes = {0};
+  if (options.quick) {
+    sizes.insert({8, 1024, 65536, 1u << 20});
+  } else {
+    for (std::uint64_t m = 1; m <= (16u << 20); m *= 2) sizes.insert(m);
+    for (double e = 8; e <= 20; e += 0.25)
+      sizes.insert(static_cast<std::uint64_t>(std::round(std::pow(2.0, e))));
+  }
+  if (!message_bytes.empty()) sizes = {message_bytes.begin(), message_bytes.end()};
+  plan.pingpong_bytes.assign(sizes.begin(), sizes.end());
+  plan.map_bandwidth_bytes = options.quick ? (64u << 10) : (4u << 20);
+  if (ranks <= 32) {
+    for (int i = 0; i < ranks; ++i) {
+      for (int j = i + 1; j < ranks; ++j) plan.map_pairs.emplace_back(i, j);
+    }
+  } else {
+    // Beyond 32 ranks the map samples: rank 0 with every rank, and each rank with the one half
+    // the job away (on a block-placed job, another node).
+    for (int j = 1; j < ranks; ++j) plan.map_pairs.emplace_back(0, j);
+    for (int i = 1; i < ranks / 2; ++i) plan.map_pairs.emplace_back(i, i + ranks / 2);
+  }
+  if (options.quick) {
+    plan.stream_bytes = {8, 65536};
+  } else {
+    for (std::uint64_t m = 1; m <= (16u << 20); m *= 4) plan.stream_bytes.push_back(m);
+  }
+  for (int k = 2; k < ranks; k *= 2) plan.communicator_sizes.push_back(k);
+  if (ranks >= 2) plan.communicator_sizes.push_back(ranks);
+  if (options.quick) {
+    plan.collective_bytes = {8, 4096};
+  } else {
+    for (std::uint64_t m = 8; m <= (1u << 20); m *= 8) plan.collective_bytes.push_back(m);
+    plan.collective_bytes.push_back(1u << 20);
+  }
+  for (const std::string& part : select_parts(options.parts, mpi_part_names())) {
+    if (ranks < 2) {
+      plan.skipped_parts.push_back(part + ": needs two ranks (run it under mpirun -np 2 or more)");
+    } else {
+      plan.parts.push_back(part);
+    }
+  }
+  return plan;
+}
+
+nlohmann::json to_json(const MpiSuitePlan& plan) {
+  return {{"ranks", plan.ranks},
+          {"parts", plan.parts},
+          {"skipped_parts", plan.skipped_parts},
+          {"pingpong_bytes", plan.pingpong_bytes},
+          {"map_latency_bytes", plan.map_latency_bytes},
+          {"map_bandwidth_bytes", plan.map_bandwidth_bytes},
+          {"map_pairs", plan.map_pairs.size()},
+          {"stream_bytes", plan.stream_bytes},
+          {"window", plan.window},
+          {"communicator_sizes", plan.communicator_sizes},
+          {"collective_bytes", plan.collective_bytes},
+          {"repetitions", plan.repetitions},
+          {"min_time_seconds", plan.min_time_seconds},
+          {"warm_up_seconds", plan.warm_up_seconds}};
+}
+
+}  // namespace sonde::microbench

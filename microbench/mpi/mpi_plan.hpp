@@ -1,0 +1,51 @@
+// The MPI suite's plan, known without MPI: `sonde characterize` plans and estimates it, the MPI
+// program (microbench/mpi/mpi_suite.cpp) runs it.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "microbench/sizing.hpp"
+#include "microbench/suite_options.hpp"
+
+namespace sonde::microbench {
+
+inline std::vector<std::string> mpi_part_names() {
+  return {"pingpong", "map", "stream", "collectives"};
+}
+
+struct MpiSuitePlan {
+  int ranks = 1;
+  std::vector<std::string> parts;
+  std::vector<std::string> skipped_parts;
+  std::vector<std::uint64_t> pingpong_bytes;  // 0 B to 16 MiB, dense where protocols switch
+  std::uint64_t map_latency_bytes = 8;
+  std::uint64_t map_bandwidth_bytes = 4u << 20;
+  std::vector<std::pair<int, int>> map_pairs;
+  std::vector<std::uint64_t> stream_bytes;
+  unsigned window = 64;                         // non-blocking sends in flight
+  std::vector<int> communicator_sizes;          // 2, 4, 8, ..., all ranks
+  std::vector<std::uint64_t> collective_bytes;  // per rank (per pair for alltoall)
+  std::uint64_t collective_buffer_cap = 256u << 20;
+  int repetitions = 0;
+  double min_time_seconds = 0;
+  double warm_up_seconds = 0;  // Google Benchmark's warm-up before each benchmark's runs
+};
+
+std::vector<std::string> collective_names();
+
+// The plan for `ranks` ranks; the same on every rank, so that all register the same benchmarks.
+// `message_bytes`, when given, replaces the ping-pong sizes.
+// `ranks_per_node` ranks share one node's usable memory (`sizing`), which bounds the collectives'
+// buffers.
+MpiSuitePlan plan_mpi_suite(const CommonOptions& options, const Sizing& sizing, int ranks,
+                            int ranks_per_node,
+                            const std::vector<std::uint64_t>& message_bytes = {});
+
+nlohmann::json to_json(const MpiSuitePlan& plan);
+
+}  // namespace sonde::microbench

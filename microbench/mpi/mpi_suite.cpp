@@ -1,0 +1,475 @@
+#include "microbench/mpi/mpi_suite.hpp"
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "core/error.hpp"
+#include "microbench/run_context.hpp"
+
+namespace sonde::microbench {
+namespace {
+
+using benchmark::Counter;
+
+constexpr int kTag = 7;
+// Buffers of one benchmark stay under this: the window shrinks for large messages.
+constexpr std::uint64_t kWindowBytesCap = 64u << 20;
+
+int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+// One timed iteration: a barrier, `body` on this rank, and the slowest rank's time (when
+// `counts` is false this rank's time does not count: ping-pong is timed on its initiator). Every
+// rank gets the same number back, so Google Benchmark decides the same on every rank.
+double timed_iteration(const std::function<void()>& body, bool counts) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double start = MPI_Wtime();
+  body();
+  const double local = counts ? MPI_Wtime() - start : 0.0;
+  double slowest = 0;
+  MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return slowest;
+}
+
+// The benchmark loop of every MPI benchmark: `body` once untimed (connections made, buffers
+// touched), then once per iteration. `check` runs on every rank after the loop; a failure on any
+// rank fails the benchmark on all, so that rank 0 reports it.
+void mpi_loop(benchmark::State& state, const std::string& part, const std::function<void()>& body,
+              bool counts, const std::function<bool()>& check) {
+  // A test hook: SONDE_TEST_KILL_RANK=r (or r:part) kills rank r in its first benchmark (of that
+  // part), as a node failure would, so that the tests can check what a failed run leaves behind.
+  static const std::string kill =
+      std::getenv("SONDE_TEST_KILL_RANK") ? std::getenv("SONDE_TEST_KILL_RANK") : "";
+  if (!kill.empty() && std::atoi(kill.c_str()) == world_rank() &&
+      (kill.find(':') == std::string::npos || kill.substr(kill.find(':') + 1) == part)) {
+    std::raise(SIGKILL);
+  }
+  body();
+  for (auto _ : state) state.SetIterationTime(timed_iteration(body, counts));
+  int ok = check() ? 1 : 0, all_ok = 0;
+  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (all_ok == 0) state.SkipWithError("a rank received wrong data");
+}
+
+unsigned char pattern_byte(std::uint64_t i, int salt) {
+  return static_cast<unsigned char>((i * 131 + static_cast<std::uint64_t>(salt) * 29 + 1) & 0xff);
+}
+
+// Registers an MPI benchmark: manual time (the slowest rank's), repetitions with their median
+// and spread, and a warm-up of its own length before the measured runs: the first tens of
+// milliseconds of an exchange of large messages run slower (pages mapped, the library's
+// registration caches filled, the cores' clocks up). Its timings are manual too, so every rank
+// warms up alike.
+void register_mpi(ParamRegistry& registry, const MpiSuitePlan& plan, const std::string& name,
+                  std::function<void(benchmark::State&)> run, nlohmann::json params) {
+  register_benchmark(registry, name, std::move(run), std::move(params), plan.repetitions,
+                     plan.min_time_seconds)
+      ->UseManualTime()
+      ->MinWarmUpTime(plan.warm_up_seconds);
+}
+
+// Round trips between ranks a and b with m-byte messages; b echoes what it receives.
+void register_pingpong(const MpiSuitePlan& plan, const std::string& name, int a, int b,
+                       std::uint64_t bytes, unsigned batch, nlohmann::json params,
+                       ParamRegistry& registry) {
+  const std::string part = params.value("part", "");
+  auto run = [a, b, bytes, batch, part](benchmark::State& state) {
+    const int rank = world_rank();
+    std::vector<unsigned char> buffer(std::max<std::uint64_t>(bytes, 1));
+    // Rank a sends its pattern; b starts from another, so that b holding a's pattern afterwards
+    // (and a getting it back) shows the messages arrived whole.
+    for (std::uint64_t i = 0; i < buffer.size(); ++i)
+      buffer[i] = pattern_byte(i, rank == a ? a : a + 1);
+    const auto holds_a_pattern = [&] {
+      for (std::uint64_t i = 0; i < bytes; ++i) {
+        if (buffer[i] != pattern_byte(i, a)) return false;
+      }
+      return true;
+    };
+    const int count = static_cast<int>(bytes);
+    const auto body = [&] {
+      if (rank == a) {
+        for (unsigned i = 0; i < batch; ++i) {
+          MPI_Send(buffer.data(), count, MPI_BYTE, b, kTag, MPI_COMM_WORLD);
+          MPI_Recv(buffer.data(), count, MPI_BYTE, b, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+      } else if (rank == b) {
+        for (unsigned i = 0; i < batch; ++i) {
+          MPI_Recv(buffer.data(), count, MPI_BYTE, a, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          MPI_Send(buffer.data(), count, MPI_BYTE, a, kTag, MPI_COMM_WORLD);
+        }
+      }
+    };
+    mpi_loop(state, part, body, rank == a,
+             [&] { return (rank != a && rank != b) || holds_a_pattern(); });
+    // Paper 003's ping-pong time: half the round trip.
+    state.counters["seconds_per_message"] =
+        Counter(2.0 * batch, Counter::kIsIterationInvariantRate | Counter::kInvert);
+    state.counters["bytes_per_second"] =
+        Counter(2.0 * batch * static_cast<double>(bytes), Counter::kIsIterationInvariantRate);
+  };
+  params["message_bytes"] = bytes;
+  params["round_trips_per_iteration"] = batch;
+  params["ranks"] = {a, b};
+  params["time"] = "half a round trip, timed on the first rank";
+  register_mpi(registry, plan, name, run, std::move(params));
+}
+
+unsigned batch_for(std::uint64_t bytes, std::uint64_t budget, unsigned most) {
+  return static_cast<unsigned>(
+      std::clamp<std::uint64_t>(budget / std::max<std::uint64_t>(bytes, 1), 1, most));
+}
+
+// Windows of non-blocking sends from a to b (one way; b acknowledges each window, as the OSU
+// bandwidth test does) or both ways at once.
+void register_stream(const MpiSuitePlan& plan, int a, int b, std::uint64_t bytes, unsigned window,
+                     bool both_ways, ParamRegistry& registry) {
+  const unsigned windows = batch_for(bytes * window, 8u << 20, 20);
+  const std::string name =
+      fmt::format("mpi.stream.{}/bytes:{}", both_ways ? "bidirectional" : "unidirectional", bytes);
+  auto run = [a, b, bytes, window, windows, both_ways](benchmark::State& state) {
+    const int rank = world_rank();
+    const int peer = rank == a ? b : a;
+    const bool involved = rank == a || rank == b;
+    const std::size_t slot = std::max<std::uint64_t>(bytes, 1);
+    std::vector<unsigned char> out(slot * window), in(slot * window);
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = pattern_byte(i % slot, rank);
+    const int count = static_cast<int>(bytes);
+    std::vector<MPI_Request> requests(2 * window);
+    const auto body = [&] {
+      if (!involved) return;
+      for (unsigned w = 0; w < windows; ++w) {
+        int posted = 0;
+        const bool receives = both_ways || rank == b;
+        const bool sends = both_ways || rank == a;
+        if (receives) {
+          for (unsigned j = 0; j < window; ++j) {
+            MPI_Irecv(in.data() + j * slot, count, MPI_BYTE, peer, kTag, MPI_COMM_WORLD,
+                      &requests[posted++]);
+          }
+        }
+        if (sends) {
+          for (unsigned j = 0; j < window; ++j) {
+            MPI_Isend(out.data() + j * slot, count, MPI_BYTE, peer, kTag, MPI_COMM_WORLD,
+                      &requests[posted++]);
+          }
+        }
+        MPI_Waitall(posted, requests.data(), MPI_STATUSES_IGNORE);
+        if (!both_ways) {
+          char ack = 0;
+          if (rank == a) {
+            MPI_Recv(&ack, 1, MPI_CHAR, b, kTag + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          } else {
+            MPI_Send(&ack, 1, MPI_CHAR, a, kTag + 1, MPI_COMM_WORLD);
+          }
+        }
+      }
+    };
+    const auto check = [&] {
+      if (!involved || (!both_ways && rank == a) || bytes == 0) return true;
+      for (std::size_t i = 0; i < slot; ++i) {
+        if (in[i] != pattern_byte(i, peer)) return false;
+      }
+      return true;
+    };
+    mpi_loop(state, "stream", body, involved, check);
+    const double moved = static_cast<double>(bytes) * window * windows * (both_ways ? 2 : 1);
+    state.counters["bytes_per_second"] = Counter(moved, Counter::kIsIterationInvariantRate);
+    state.counters["seconds_per_message"] =
+        Counter(static_cast<double>(window) * windows,
+                Counter::kIsIterationInvariantRate | Counter::kInvert);
+  };
+  register_mpi(registry, plan, name, run,
+               {{"suite", "mpi"},
+                {"part", "stream"},
+                {"kernel", both_ways ? "bidirectional" : "unidirectional"},
+                {"message_bytes", bytes},
+                {"window", window},
+                {"windows_per_iteration", windows},
+                {"ranks", {a, b}}});
+}
+
+// The collectives, each as it runs on `comm` (k ranks) with m bytes per rank (per pair for
+// alltoall), and how its result is checked.
+struct CollectiveBuffers {
+  std::vector<unsigned char> send, receive;
+  std::vector<double> values, sums;
+};
+
+void run_collective(const std::string& op, MPI_Comm comm, int k, int me, std::uint64_t m,
+                    CollectiveBuffers& buffers) {
+  const int count = static_cast<int>(m);
+  const int doubles = static_cast<int>(m / 8);
+  unsigned char* send = buffers.send.data();
+  unsigned char* receive = buffers.receive.data();
+  if (op == "barrier") {
+    MPI_Barrier(comm);
+  } else if (op == "bcast") {
+    MPI_Bcast(send, count, MPI_BYTE, 0, comm);
+  } else if (op == "gather") {
+    MPI_Gather(send, count, MPI_BYTE, receive, count, MPI_BYTE, 0, comm);
+  } else if (op == "scatter") {
+    MPI_Scatter(send, count, MPI_BYTE, receive, count, MPI_BYTE, 0, comm);
+  } else if (op == "alltoall") {
+    MPI_Alltoall(send, count, MPI_BYTE, receive, count, MPI_BYTE, comm);
+  } else if (op == "shift") {
+    MPI_Sendrecv(send, count, MPI_BYTE, (me + 1) % k, kTag, receive, count, MPI_BYTE,
+                 (me + k - 1) % k, kTag, comm, MPI_STATUS_IGNORE);
+  } else if (op == "allgather") {
+    MPI_Allgather(send, count, MPI_BYTE, receive, count, MPI_BYTE, comm);
+  } else if (op == "reduce") {
+    MPI_Reduce(buffers.values.data(), buffers.sums.data(), doubles, MPI_DOUBLE, MPI_SUM, 0, comm);
+  } else if (op == "allreduce") {
+    MPI_Allreduce(buffers.values.data(), buffers.sums.data(), doubles, MPI_DOUBLE, MPI_SUM, comm);
+  } else if (op == "scan") {
+    MPI_Scan(buffers.values.data(), buffers.sums.data(), doubles, MPI_DOUBLE, MPI_SUM, comm);
+  }
+}
+
+// Fills the buffers with what each rank contributes: block j of rank r's send buffer holds
+// pattern (r, j); every reduction value is r + 1.
+void fill_collective(CollectiveBuffers& buffers, int k, int me, std::uint64_t m) {
+  for (int j = 0; j < k; ++j) {
+    for (std::uint64_t i = 0; i < m; ++i) {
+      buffers.send[j * m + i] = pattern_byte(i, me * 64 + j);
+    }
+  }
+  std::fill(buffers.receive.begin(), buffers.receive.end(), 0);
+  std::fill(buffers.values.begin(), buffers.values.end(), me + 1.0);
+  std::fill(buffers.sums.begin(), buffers.sums.end(), 0.0);
+}
+
+bool block_is(const unsigned char* block, std::uint64_t m, int salt) {
+  for (std::uint64_t i = 0; i < m; ++i) {
+    if (block[i] != pattern_byte(i, salt)) return false;
+  }
+  return true;
+}
+
+// What the collective must have delivered on this rank after fill_collective().
+bool collective_right(const std::string& op, const CollectiveBuffers& b, int k, int me,
+                      std::uint64_t m) {
+  const unsigned char* in = b.receive.data();
+  if (op == "bcast") return block_is(b.send.data(), m, 0);  // root's block 0
+  if (op == "gather" && me == 0) {
+    for (int j = 0; j < k; ++j) {
+      if (!block_is(in + j * m, m, j * 64)) return false;
+    }
+  }
+  if (op == "scatter") return block_is(in, m, me);  // root's block `me`
+  if (op == "alltoall" || op == "allgather") {
+    for (int j = 0; j < k; ++j) {
+      if (!block_is(in + j * m, m, j * 64 + (op == "alltoall" ? me : 0))) return false;
+    }
+  }
+  if (op == "shift") return block_is(in, m, ((me + k - 1) % k) * 64);
+  const double all = k * (k + 1) / 2.0, upto = (me + 1) * (me + 2) / 2.0;
+  if ((op == "reduce" && me == 0) || op == "allreduce") {
+    return std::all_of(b.sums.begin(), b.sums.end(), [&](double v) { return v == all; });
+  }
+  if (op == "scan") {
+    return std::all_of(b.sums.begin(), b.sums.end(), [&](double v) { return v == upto; });
+  }
+  return true;
+}
+
+// Communicators of the first k ranks, made once (collectively, in the same order everywhere).
+MPI_Comm first_ranks(int k) {
+  static std::map<int, MPI_Comm> made;
+  if (const auto it = made.find(k); it != made.end()) return it->second;
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, world_rank() < k ? 0 : MPI_UNDEFINED, world_rank(), &comm);
+  made[k] = comm;
+  return comm;
+}
+
+void register_collective(const MpiSuitePlan& plan, const std::string& op, int k, std::uint64_t m,
+                         ParamRegistry& registry) {
+  MPI_Comm comm = first_ranks(k);
+  const unsigned batch = batch_for(m * static_cast<std::uint64_t>(k), 1u << 20, 100);
+  const std::string name = op == "barrier"
+                               ? fmt::format("mpi.collective.barrier/ranks:{}", k)
+                               : fmt::format("mpi.collective.{}/ranks:{}/bytes:{}", op, k, m);
+  auto run = [op, comm, k, m, batch](benchmark::State& state) {
+    const bool member = comm != MPI_COMM_NULL;
+    int me = 0;
+    if (member) MPI_Comm_rank(comm, &me);
+    CollectiveBuffers buffers;
+    buffers.send.resize(std::max<std::uint64_t>(1, m * k));
+    buffers.receive.resize(std::max<std::uint64_t>(1, m * k));
+    buffers.values.resize(std::max<std::uint64_t>(1, m / 8));
+    buffers.sums.resize(std::max<std::uint64_t>(1, m / 8));
+    if (member) fill_collective(buffers, k, me, m);
+    const auto body = [&] {
+      if (!member) return;
+      for (unsigned i = 0; i < batch; ++i) run_collective(op, comm, k, me, m, buffers);
+    };
+    // Checked once more, untimed, from fresh buffers (a bcast's root and receivers share one).
+    const auto check = [&] {
+      if (!member) return true;
+      fill_collective(buffers, k, me, m);
+      if (op == "bcast" && me != 0) std::fill(buffers.send.begin(), buffers.send.end(), 0);
+      run_collective(op, comm, k, me, m, buffers);
+      return collective_right(op, buffers, k, me, m);
+    };
+    mpi_loop(state, "collectives", body, member, check);
+    state.counters["seconds_per_operation"] =
+        Counter(batch, Counter::kIsIterationInvariantRate | Counter::kInvert);
+  };
+  nlohmann::json params = {{"suite", "mpi"},
+                           {"part", "collectives"},
+                           {"kernel", "collective"},
+                           {"operation", op},
+                           {"communicator_ranks", k},
+                           {"operations_per_iteration", batch},
+                           {"time", "slowest rank of the communicator, after a barrier"}};
+  if (op != "barrier") params["message_bytes"] = m;
+  if (op == "alltoall") params["message_bytes_meaning"] = "to each other rank";
+  register_mpi(registry, plan, name, run, std::move(params));
+}
+
+nlohmann::json place_json(const RankPlace& place) {
+  return {{"rank", place.rank},
+          {"host", place.host},
+          {"cpus", place.place.cpus},
+          {"core", place.place.core},
+          {"package", place.place.package},
+          {"numa_node", place.place.numa_node}};
+}
+
+}  // namespace
+
+std::string pair_class(const RankPlace& a, const RankPlace& b) {
+  if (a.host != b.host) return "other-node";
+  if (a.place.core >= 0 && a.place.core == b.place.core) return "same-core";
+  if (a.place.numa_node >= 0 && a.place.numa_node == b.place.numa_node) return "same-numa";
+  if (a.place.package >= 0 && a.place.package == b.place.package) return "same-socket";
+  return "same-node";
+}
+
+std::vector<RankPlace> gather_places(const Topology& topology, MPI_Comm world) {
+  struct Wire {
+    char host[256];
+    char cpus[256];
+    int core, package, numa_node;
+  };
+  Wire mine{};
+  const Placement place = topology.placement();
+  std::snprintf(mine.host, sizeof mine.host, "%s", host_name().c_str());
+  std::snprintf(mine.cpus, sizeof mine.cpus, "%s", place.cpus.c_str());
+  mine.core = place.core;
+  mine.package = place.package;
+  mine.numa_node = place.numa_node;
+  int size = 1;
+  MPI_Comm_size(world, &size);
+  std::vector<Wire> all(static_cast<std::size_t>(size));
+  MPI_Allgather(&mine, sizeof(Wire), MPI_BYTE, all.data(), sizeof(Wire), MPI_BYTE, world);
+  std::vector<RankPlace> places;
+  for (int r = 0; r < size; ++r) {
+    const Wire& w = all[static_cast<std::size_t>(r)];
+    places.push_back({r, w.host, {w.cpus, w.core, w.package, w.numa_node}});
+  }
+  return places;
+}
+
+void register_mpi_suite(const MpiSuitePlan& plan, const std::vector<RankPlace>& places,
+                        ParamRegistry& registry) {
+  const auto selected = [&](const char* part) { return has_part(plan.parts, part); };
+  const int last = plan.ranks - 1;
+  if (selected("pingpong")) {
+    for (std::uint64_t m : plan.pingpong_bytes) {
+      register_pingpong(plan, fmt::format("mpi.pingpong/bytes:{}", m), 0, last, m,
+                        batch_for(m, 4u << 20, 1000),
+                        {{"suite", "mpi"},
+                         {"part", "pingpong"},
+                         {"kernel", "pingpong"},
+                         {"pair_class", pair_class(places[0], places[last])}},
+                        registry);
+    }
+  }
+  if (selected("map")) {
+    for (const auto& [a, b] : plan.map_pairs) {
+      for (const bool latency : {true, false}) {
+        const std::uint64_t m = latency ? plan.map_latency_bytes : plan.map_bandwidth_bytes;
+        register_pingpong(
+            plan, fmt::format("mpi.map.{}/a:{}/b:{}", latency ? "latency" : "bandwidth", a, b), a,
+            b, m, latency ? 200 : batch_for(m, 16u << 20, 20),
+            {{"suite", "mpi"},
+             {"part", "map"},
+             {"kernel", "pingpong"},
+             {"measure", latency ? "latency" : "bandwidth"},
+             {"pair_class", pair_class(places[a], places[b])},
+             {"a", place_json(places[a])},
+             {"b", place_json(places[b])}},
+            registry);
+      }
+    }
+  }
+  if (selected("stream")) {
+    for (std::uint64_t m : plan.stream_bytes) {
+      const unsigned window = static_cast<unsigned>(std::clamp<std::uint64_t>(
+          kWindowBytesCap / std::max<std::uint64_t>(m, 1), 1, plan.window));
+      for (const bool both : {false, true})
+        register_stream(plan, 0, last, m, window, both, registry);
+    }
+  }
+  if (selected("collectives")) {
+    for (int k : plan.communicator_sizes) {
+      for (const std::string& op : collective_names()) {
+        if (op == "barrier") {
+          register_collective(plan, op, k, 0, registry);
+          continue;
+        }
+        for (std::uint64_t m : plan.collective_bytes) {
+          if (m * static_cast<std::uint64_t>(k) > plan.collective_buffer_cap) continue;
+          register_collective(plan, op, k, m, registry);
+        }
+      }
+    }
+  }
+}
+
+nlohmann::json mpi_context(const std::vector<RankPlace>& places) {
+  char library[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(library, &length);
+  int version = 0, subversion = 0;
+  MPI_Get_version(&version, &subversion);
+  std::string text(library, static_cast<std::size_t>(std::max(length, 0)));
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ' || text.back() == '\0')) {
+    text.pop_back();
+  }
+  std::map<std::string, std::vector<int>> hosts;
+  for (const RankPlace& place : places) hosts[place.host].push_back(place.rank);
+  std::size_t most = 0, fewest = places.size();
+  nlohmann::json host_list = nlohmann::json::array();
+  for (const auto& [host, ranks] : hosts) {
+    host_list.push_back({{"host", host}, {"ranks", ranks}});
+    most = std::max(most, ranks.size());
+    fewest = std::min(fewest, ranks.size());
+  }
+  nlohmann::json rank_places = nlohmann::json::array();
+  for (const RankPlace& place : places) rank_places.push_back(place_json(place));
+  return {{"library", text.substr(0, text.find('\n'))},
+          {"library_version", text},
+          {"standard", fmt::format("{}.{}", version, subversion)},
+          {"ranks", places.size()},
+          {"hosts", host_list},
+          {"ranks_per_node", {{"most", most}, {"fewest", fewest}}},
+          {"placement", rank_places}};
+}
+
+}  // namespace sonde::microbench

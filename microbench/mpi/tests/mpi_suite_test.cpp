@@ -1,0 +1,79 @@
+// The MPI suite's plan and pair classes: what every rank must agree on before anything is sent.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "microbench/mpi/mpi_suite.hpp"
+
+namespace sonde::microbench {
+namespace {
+
+// A node with room for every default buffer.
+Sizing roomy_node() {
+  Sizing sizing;
+  sizing.max_buffer_bytes = 64ull << 30;
+  return sizing;
+}
+
+TEST(MpiPlan, CoversZeroTo16MiBDenselyWhereProtocolsSwitch) {
+  const MpiSuitePlan plan = plan_mpi_suite({}, roomy_node(), 4, 4);
+  EXPECT_EQ(plan.pingpong_bytes.front(), 0u);
+  EXPECT_EQ(plan.pingpong_bytes.back(), 16u << 20);
+  EXPECT_TRUE(std::is_sorted(plan.pingpong_bytes.begin(), plan.pingpong_bytes.end()));
+  // Four sizes an octave between 256 B and 1 MiB: 4096, 4871, 5793, 6889, 8192.
+  const auto count_in = [&](std::uint64_t lo, std::uint64_t hi) {
+    return std::count_if(plan.pingpong_bytes.begin(), plan.pingpong_bytes.end(),
+                         [&](std::uint64_t m) { return m >= lo && m < hi; });
+  };
+  EXPECT_EQ(count_in(4096, 8192), 4);
+  EXPECT_EQ(count_in(1u << 21, 1u << 22), 1);  // beyond 1 MiB, powers of two
+  EXPECT_EQ(plan.communicator_sizes, (std::vector<int>{2, 4}));
+  EXPECT_EQ(plan.map_pairs.size(), 6u);  // every pair of 4 ranks
+  EXPECT_EQ(plan.parts, mpi_part_names());
+  EXPECT_EQ(plan.map_bandwidth_bytes, 4u << 20);
+}
+
+TEST(MpiPlan, CommunicatorsDoubleUpToAllRanks) {
+  EXPECT_EQ(plan_mpi_suite({}, roomy_node(), 12, 12).communicator_sizes,
+            (std::vector<int>{2, 4, 8, 12}));
+  EXPECT_EQ(plan_mpi_suite({}, roomy_node(), 2, 2).communicator_sizes, (std::vector<int>{2}));
+}
+
+TEST(MpiPlan, LargeJobsSampleTheMap) {
+  const MpiSuitePlan plan = plan_mpi_suite({}, roomy_node(), 64, 64);
+  // Rank 0 with each of the 63 others, and each of ranks 1..31 with the one 32 away.
+  EXPECT_EQ(plan.map_pairs.size(), 63u + 31u);
+  EXPECT_NE(std::find(plan.map_pairs.begin(), plan.map_pairs.end(), std::make_pair(5, 37)),
+            plan.map_pairs.end());
+}
+
+TEST(MpiPlan, OneRankHasNothingToMeasure) {
+  const MpiSuitePlan plan = plan_mpi_suite({}, roomy_node(), 1, 1);
+  EXPECT_TRUE(plan.parts.empty());
+  EXPECT_EQ(plan.skipped_parts.size(), mpi_part_names().size());
+}
+
+TEST(MpiPlan, ChosenMessageSizesReplaceTheSweep) {
+  EXPECT_EQ(plan_mpi_suite({}, roomy_node(), 2, 2, {2000000, 8}).pingpong_bytes,
+            (std::vector<std::uint64_t>{8, 2000000}));
+}
+
+TEST(MpiPlan, CollectiveBuffersFitTheNodesAllowance) {
+  Sizing small = roomy_node();
+  small.max_buffer_bytes = 64u << 20;  // shared by 8 ranks of a node: 8 MiB each
+  const MpiSuitePlan plan = plan_mpi_suite({}, small, 16, 8);
+  EXPECT_EQ(plan.collective_buffer_cap, 8u << 20);
+  EXPECT_EQ(plan_mpi_suite({}, roomy_node(), 16, 8).collective_buffer_cap, 256u << 20);
+}
+
+TEST(MpiPairs, ClassesFollowHostSocketAndNumaNode) {
+  const RankPlace a{0, "n1", {"0", 0, 0, 0}};
+  EXPECT_EQ(pair_class(a, {1, "n2", {"0", 0, 0, 0}}), "other-node");
+  EXPECT_EQ(pair_class(a, {1, "n1", {"0", 0, 0, 0}}), "same-core");
+  EXPECT_EQ(pair_class(a, {1, "n1", {"1", 1, 0, 0}}), "same-numa");
+  EXPECT_EQ(pair_class(a, {1, "n1", {"9", 9, 0, 1}}), "same-socket");
+  EXPECT_EQ(pair_class(a, {1, "n1", {"40", 40, 1, 2}}), "same-node");
+}
+
+}  // namespace
+}  // namespace sonde::microbench

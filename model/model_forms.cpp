@@ -1,0 +1,199 @@
+#include "model/model_forms.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/error.hpp"
+
+namespace sonde::model {
+namespace {
+
+Basis one() {
+  return {"1", [](double, double) { return 1.0; }, false};
+}
+Basis log_n() {
+  return {"log n", [](double n, double) { return std::log2(n); }, false};
+}
+Basis linear() {
+  return {"n", [](double n, double) { return n; }, false};
+}
+Basis n_log_n() {
+  return {"n log n", [](double n, double) { return n * std::log2(n); }, false};
+}
+Basis power() {
+  return {"n^c", [](double n, double c) { return std::pow(n, c); }, true};
+}
+
+// Three significant digits, as the papers print coefficients.
+std::string number(double value) { return fmt::format("{:.3g}", value); }
+
+}  // namespace
+
+int Form::parameters() const {
+  int count = static_cast<int>(basis.size());
+  for (const Basis& b : basis) count += b.power ? 1 : 0;
+  return count;
+}
+
+const std::vector<Form>& candidate_forms() {
+  static const std::vector<Form> forms = {
+      {"1", {one()}},
+      {"log n", {log_n()}},
+      {"n", {linear()}},
+      {"n log n", {n_log_n()}},
+      {"log n + 1", {log_n(), one()}},
+      {"n + 1", {linear(), one()}},
+      {"n log n + 1", {n_log_n(), one()}},
+      {"log n + n", {log_n(), linear()}},
+      {"n^c", {power()}},
+      {"n^c + 1", {power(), one()}},
+  };
+  return forms;
+}
+
+const std::vector<Form>& count_forms() {
+  static const std::vector<Form> forms = [] {
+    std::vector<Form> all = candidate_forms();
+    all.push_back({"n log n + n", {n_log_n(), linear()}});
+    return all;
+  }();
+  return forms;
+}
+
+const Form& form_named(const std::string& name) {
+  for (const Form& form : candidate_forms()) {
+    if (form.name == name) return form;
+  }
+  throw usage_error("model form", fmt::format("unknown form '{}'", name));
+}
+
+std::string FormChoice::formula(const std::string& variable) const {
+  std::string text;
+  for (std::size_t j = 0; j < form.basis.size(); ++j) {
+    const double c = fit.coefficients[j];
+    std::string term;
+    const std::string& b = form.basis[j].name;
+    if (b == "1") {
+      term = number(std::abs(c));
+    } else {
+      const std::string shape = b == "n^c" ? fmt::format("n^{}", number(fit.exponent)) : b;
+      std::string named;
+      for (char ch : shape) named += ch == 'n' ? variable : std::string(1, ch);
+      term = number(std::abs(c)) + " " + named;
+    }
+    if (text.empty()) {
+      text = (c < 0 ? "-" : "") + term;
+    } else {
+      text += (c < 0 ? " - " : " + ") + term;
+    }
+  }
+  return text;
+}
+
+namespace {
+
+// Each point's relative error when it is left out of the fit; empty when there are too few.
+std::vector<double> left_out_errors(const Form& form, const std::vector<double>& x,
+                                    const std::vector<double>& y) {
+  const std::size_t count = x.size();
+  std::vector<double> errors;
+  if (count < static_cast<std::size_t>(form.parameters()) + 2) return errors;
+  std::vector<double> xs, ys;
+  for (std::size_t left_out = 0; left_out < count; ++left_out) {
+    xs.clear(), ys.clear();
+    for (std::size_t i = 0; i < count; ++i) {
+      if (i != left_out) xs.push_back(x[i]), ys.push_back(y[i]);
+    }
+    ModelFit fit;
+    try {
+      fit = fit_model(form.basis, xs, ys, "cross-validation");
+    } catch (const Error&) {
+      return {};  // the points cannot tell this form's terms apart: it cannot be chosen
+    }
+    const double relative = (evaluate(form.basis, fit, x[left_out]) - y[left_out]) / y[left_out];
+    errors.push_back(relative * relative);
+  }
+  return errors;
+}
+
+double mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (double e : v) sum += e;
+  return v.empty() ? std::numeric_limits<double>::infinity() : sum / static_cast<double>(v.size());
+}
+
+// Whether `simpler` is worse than `best` beyond the noise: a one-sided paired test at 95% on the
+// points' squared left-out relative errors (their mean difference above 1.645 standard errors),
+// and a difference above `tolerance` of the best score. With five points the test is weak: a form
+// whose left-out RMS relative error is above 1% and twice the best's is worse whatever it says.
+constexpr double kOneSided95 = 1.645;
+bool significantly_worse(const std::vector<double>& simpler, const std::vector<double>& best,
+                         double tolerance) {
+  if (simpler.empty()) return true;
+  const double rms_simpler = std::sqrt(mean(simpler)), rms_best = std::sqrt(mean(best));
+  if (rms_simpler > std::max(0.01, 2 * rms_best) && mean(simpler) > (1 + tolerance) * mean(best))
+    return true;
+  const std::size_t n = simpler.size();
+  double sum = 0, sum_squares = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double d = simpler[i] - best[i];
+    sum += d, sum_squares += d * d;
+  }
+  const double m = sum / static_cast<double>(n);
+  const double variance =
+      n > 1 ? (sum_squares - static_cast<double>(n) * m * m) / static_cast<double>(n - 1) : 0;
+  const double standard_error = std::sqrt(std::max(variance, 0.0) / static_cast<double>(n));
+  return m > kOneSided95 * standard_error && m > tolerance * mean(best);
+}
+
+}  // namespace
+
+double cross_validated_error(const Form& form, const std::vector<double>& x,
+                             const std::vector<double>& y) {
+  return mean(left_out_errors(form, x, y));
+}
+
+FormChoice fit_form(const Form& form, const std::vector<double>& x, const std::vector<double>& y,
+                    const std::string& what) {
+  FormChoice choice;
+  choice.form = form;
+  choice.fit = fit_model(form.basis, x, y, what);
+  choice.cv_error = cross_validated_error(form, x, y);
+  return choice;
+}
+
+FormChoice select_form(const std::vector<double>& x, const std::vector<double>& y,
+                       const std::string& what, double tolerance,
+                       const std::vector<Form>& candidates) {
+  std::vector<std::pair<std::string, double>> scores;
+  std::vector<std::vector<double>> errors;
+  std::size_t best = candidates.size();
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    errors.push_back(left_out_errors(candidates[i], x, y));
+    scores.emplace_back(candidates[i].name, mean(errors.back()));
+    if (std::isfinite(scores[i].second) &&
+        (best == candidates.size() || scores[i].second < scores[best].second)) {
+      best = i;
+    }
+  }
+  if (best == candidates.size()) {
+    throw input_error(what, fmt::format("{} points are too few to choose a form", x.size()));
+  }
+  // The simplest form that is not worse than the best beyond the noise: fewest parameters first,
+  // then the earlier in the candidates' order (a constant and a logarithm before a power).
+  const Form* chosen = nullptr;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (significantly_worse(errors[i], errors[best], tolerance)) continue;
+    if (chosen == nullptr || candidates[i].parameters() < chosen->parameters()) {
+      chosen = &candidates[i];
+    }
+  }
+  FormChoice choice = fit_form(*chosen, x, y, what);
+  choice.scores = std::move(scores);
+  return choice;
+}
+
+}  // namespace sonde::model
