@@ -77,7 +77,7 @@ struct PredictArguments {
 };
 
 // `sonde predict`: the spreadsheet on a profile, over n, with requirement checks and, when given,
-// the measured times beside the prediction (paper 002's E = max(T, P) / min(T, P)).
+// the measured times beside the prediction (Amato et al.'s (1999) E = max(T, P) / min(T, P)).
 int predict_verb(const PredictArguments& a) {
   namespace predict = sonde::predict;
   const std::filesystem::path machine_path = a.machine;
@@ -86,7 +86,7 @@ int predict_verb(const PredictArguments& a) {
                              "give a workload spreadsheet or --counters files, one of them");
   }
   if (!a.counters.empty()) {
-    // Paper 002: F and the BSP-like functions from the counts of each phase.
+    // Amato et al. 1999: F and the BSP-like functions from the counts of each phase.
     const auto table = sonde::counters::read_counter_files({a.counters.begin(), a.counters.end()});
     const auto predictions = sonde::counters::predict_table(
         table, sonde::profile::read_profile(machine_path), machine_path.string());
@@ -220,8 +220,8 @@ struct ExtrapolateArguments {
 };
 
 // `sonde extrapolate`: counts fitted in the problem size from pilot runs, forecast at the target
-// sizes and predicted through F (paper 002, section 5.4); against measured counts and times
-// where given (Table 4).
+// sizes and predicted through F (Amato et al. (1999), section 5.4); against measured counts and
+// times where given (Table 4).
 int extrapolate_verb(const ExtrapolateArguments& a) {
   namespace predict = sonde::predict;
   const auto pilots = sonde::counters::read_counter_files({a.pilots.begin(), a.pilots.end()});
@@ -364,18 +364,19 @@ int main(int argc, char** argv) {
     fit->add_option("--plots", fit_plots,
                     "Folder of the plots (default: beside the profile, <machine>/)");
 
-    auto* predict = app.add_subcommand(
-        "predict",
-        "Predict a workload spreadsheet on a machine profile (paper 003's early prediction)");
+    auto* predict = app.add_subcommand("predict",
+                                       "Predict a workload spreadsheet on a machine profile (Xu "
+                                       "and Hwang's (1995) early prediction)");
     PredictArguments predict_arguments;
     predict
         ->add_option("spreadsheet", predict_arguments.spreadsheet,
                      "The workload spreadsheet (CSV); or --counters")
         ->check(CLI::ExistingFile);
     predict
-        ->add_option("--counters", predict_arguments.counters,
-                     "Counter files (sonde counters): paper 002's F and BSP-like functions per "
-                     "phase, with E where times were measured")
+        ->add_option(
+            "--counters", predict_arguments.counters,
+            "Counter files (sonde counters): Amato et al.'s (1999) F and BSP-like functions per "
+            "phase, with E where times were measured")
         ->check(CLI::ExistingFile);
     predict->add_option("--machine", predict_arguments.machine, "The target machine's profile")
         ->required()
@@ -439,9 +440,9 @@ int main(int argc, char** argv) {
     counters->add_option("--papi-event", counters_arguments.papi_events,
                          "KIND=EVENT: count KIND (loads, llc_writebacks, ...) with another event");
 
-    auto* extrapolate = app.add_subcommand(
-        "extrapolate",
-        "Forecast counts at large sizes from pilot runs and predict through F (paper 002, 5.4)");
+    auto* extrapolate = app.add_subcommand("extrapolate",
+                                           "Forecast counts at large sizes from pilot runs and "
+                                           "predict through F (Amato et al. (1999), 5.4)");
     ExtrapolateArguments extrapolate_arguments;
     extrapolate->add_option("pilots", extrapolate_arguments.pilots, "Counter files of pilot runs")
         ->required()

@@ -288,7 +288,7 @@ CounterTable read_counter_files(const std::vector<std::filesystem::path>& paths)
 }
 
 std::string format_counter_file(const CounterTable& table) {
-  std::string text = "# sonde counter file (README: Counter files)\n";
+  std::string text = "# sonde counter file (docs/formats.md, Counter files)\n";
   text += csv_line({"size", "phase", "processor", "counter", "value", "source", "low", "high"});
   const auto row = [&](const PhaseCounts& p, const std::string& processor,
                        const std::string& counter, const CountValue& v) {

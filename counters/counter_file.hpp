@@ -1,6 +1,7 @@
 // The counter file: per phase (superstep), per processor (thread or rank), at one or more
-// problem sizes, the counts paper 002's functions need, each with where it came from. `sonde
-// counters` writes it; a person or another tool can write it too (README: "Counter files").
+// problem sizes, the counts Amato et al.'s (1999) functions need, each with where it came from.
+// `sonde counters` writes it; a person or another tool can write it too (docs/formats.md, "Counter
+// files").
 //
 //   size,phase,processor,counter,value,source,low,high
 //   200000,ss1.count,0,time,0.00131,clock,0.00129,0.00140
@@ -10,8 +11,9 @@
 // Counters: time (seconds, the processor's time in the phase), loads, stores, l1_misses,
 // l2_misses, llc_misses, l1_writebacks, llc_writebacks per processor; bank_accesses,
 // bank_llc_misses, bank_llc_writebacks per bank (the processor column holds the bank); and
-// word_accesses (paper 002's K: the most accesses to one word by all processors) per phase, with
-// the processor column empty. An optional `unit` column gives the time's unit (s, ms, us, ns).
+// word_accesses (Amato et al.'s (1999) K: the most accesses to one word by all processors) per
+// phase, with the processor column empty. An optional `unit` column gives the time's unit (s, ms,
+// us, ns).
 #pragma once
 
 #include <filesystem>

@@ -11,7 +11,8 @@
 namespace sonde::counters {
 namespace {
 
-// A weight's count on one processor: "accesses" are loads plus stores (paper 002: C0E2 + C0E3).
+// A weight's count on one processor: "accesses" are loads plus stores (Amato et al. 1999: C0E2 +
+// C0E3).
 double count_of(const Counts& counts, const std::string& term, const PhaseCounts& phase,
                 int processor, const std::string& weights) {
   const auto one = [&](const std::string& counter) {
@@ -75,7 +76,7 @@ PhasePrediction predict_phase(const PhaseCounts& counts, const profile::Profile&
   out.measured = counts.measured_time();
   const double p = out.processors;
 
-  // Paper 002, section 4.2: F1, F2 and F3, and F their maximum.
+  // Amato et al. (1999), section 4.2: F1, F2 and F3, and F their maximum.
   std::vector<FunctionValue> parts;
   parts.push_back(f1_of(*c.f1, counts));
   if (c.f2) {
@@ -110,7 +111,8 @@ PhasePrediction predict_phase(const PhaseCounts& counts, const profile::Profile&
                           "contention.banks: absent; F3 needs the number of banks to spread the "
                           "misses over when the counts give none per bank");
       }
-      // Paper 002, section 5.2: misses and write-backs taken as spread evenly over the banks.
+      // Amato et al. (1999), section 5.2: misses and write-backs taken as spread evenly over the
+      // banks.
       for (const auto& [term, weight] : *c.f3) {
         double total = 0;
         for (const auto& [index, pc] : counts.processors)
@@ -120,7 +122,7 @@ PhasePrediction predict_phase(const PhaseCounts& counts, const profile::Profile&
       f3.detail = fmt::format("even spread over {} bank{}", *c.banks, *c.banks == 1 ? "" : "s");
       out.notes.push_back(
           fmt::format("F3: no per-bank counts; misses and write-backs spread evenly "
-                      "over the profile's {} bank{} (paper 002, section 5.2)",
+                      "over the profile's {} bank{} (Amato et al. (1999), section 5.2)",
                       *c.banks, *c.banks == 1 ? "" : "s"));
     }
     parts.push_back(f3);

@@ -1,6 +1,6 @@
-// Paper 002's cost functions of a superstep, from per-processor counts and a profile's contention
-// parameters: F = max(F1, F2, F3) (section 4.2) and the BSP-like QSM, EBSP and DXBSP, optimistic
-// and pessimistic (section 4.1); and the error E = max(T, P) / min(T, P) of section 5.1.
+// Amato et al.'s (1999) cost functions of a superstep, from per-processor counts and a profile's
+// contention parameters: F = max(F1, F2, F3) (section 4.2) and the BSP-like QSM, EBSP and DXBSP,
+// optimistic and pessimistic (section 4.1); and the error E = max(T, P) / min(T, P) of section 5.1.
 #pragma once
 
 #include <optional>
@@ -23,8 +23,8 @@ struct PhasePrediction {
   std::string phase;
   double size = 0;
   int processors = 0;
-  // Paper 002's quantities: H the most accesses of one processor, M all accesses, M_b the most
-  // accesses to one bank, K the most accesses to one word (when given).
+  // Amato et al.'s (1999) quantities: H the most accesses of one processor, M all accesses, M_b the
+  // most accesses to one bank, K the most accesses to one word (when given).
   double h = 0, m = 0, m_b = 0;
   std::optional<double> k;
   std::vector<FunctionValue> functions;  // F, F1, F2, F3, then the BSP-like ones present
@@ -44,7 +44,7 @@ std::vector<PhasePrediction> predict_table(const CounterTable& table,
                                            const profile::Profile& profile,
                                            const std::string& profile_name);
 
-// Paper 002, section 5.1: E = max(T, P) / min(T, P) >= 1.
+// Amato et al. (1999), section 5.1: E = max(T, P) / min(T, P) >= 1.
 double error_ratio(double measured, double predicted);
 
 // Average and largest E of one function over the sizes of one phase (Tables 2 and 4).

@@ -48,7 +48,8 @@ std::string format_counter_predictions(const std::vector<PhasePrediction>& predi
   }
   const auto summary = summarize_errors(predictions);
   if (!summary.empty()) {
-    out += "\nErrors per phase over the sizes (paper 002, Table 2): average / largest E\n";
+    out +=
+        "\nErrors per phase over the sizes (Amato et al. (1999), Table 2): average / largest E\n";
     out += fmt::format("  {:<28}", "phase");
     for (const auto& name : names)
       if (!is_part_of_f(name)) out += fmt::format(" {:>13}", name);
@@ -167,7 +168,7 @@ std::string format_table4(const std::vector<ExtrapolatedPoint>& points) {
   };
   const auto m = f_rows(counted), x = f_rows(extrapolated);
   if (m.size() > 1) {
-    out += "\nF's errors, as paper 002's Table 4: E = max(T,P)/min(T,P) over the sizes\n";
+    out += "\nF's errors, as Amato et al.'s (1999) Table 4: E = max(T,P)/min(T,P) over the sizes\n";
     out += fmt::format("  {:<28} {:>16} {:>16} {:>16} {:>16}\n", "phase", "measured: avg",
                        "measured: max", "estimated: avg", "estimated: max");
     for (std::size_t i = 0; i < m.size(); ++i) {

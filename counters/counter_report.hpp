@@ -1,4 +1,4 @@
-// Tables of counter-based predictions, in the layout of paper 002's Tables 2 and 4.
+// Tables of counter-based predictions, in the layout of Amato et al.'s (1999) Tables 2 and 4.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -19,7 +19,7 @@ nlohmann::json counter_predictions_json(const std::vector<PhasePrediction>& pred
 // The forms chosen for each count, one line per phase and counter over the processors.
 std::string format_count_fits(const std::vector<CountFit>& fits);
 
-// Paper 002's Table 4: per phase, F's average and largest E with measured counts and with
+// Amato et al.'s (1999) Table 4: per phase, F's average and largest E with measured counts and with
 // counts extrapolated from the pilot runs, and per size the predictions with F's interval.
 std::string format_table4(const std::vector<ExtrapolatedPoint>& points);
 nlohmann::json table4_json(const std::vector<ExtrapolatedPoint>& points);

@@ -1,8 +1,8 @@
-// Paper 002, section 5.4: counts forecast at large problem sizes from pilot runs at small ones.
-// Each count of each phase and processor is fitted in the problem size by relative least squares
-// over the fit library's candidate forms (constant, log n, n, n log n, n^c and sums), the form
-// chosen by cross-validation; a bootstrap over the pilot runs gives each forecast its interval.
-// The forecasts are a counter table themselves (source "extrapolated"), ready for F.
+// Amato et al. (1999), section 5.4: counts forecast at large problem sizes from pilot runs at small
+// ones. Each count of each phase and processor is fitted in the problem size by relative least
+// squares over the fit library's candidate forms (constant, log n, n, n log n, n^c and sums), the
+// form chosen by cross-validation; a bootstrap over the pilot runs gives each forecast its
+// interval. The forecasts are a counter table themselves (source "extrapolated"), ready for F.
 #pragma once
 
 #include <string>

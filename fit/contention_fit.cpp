@@ -67,7 +67,7 @@ Quantity g_value(const std::string& name, double median, double low, double high
   q.origin = divisor == 1 ? Origin::measured : Origin::derived;
   if (high > low) q.interval = Interval{low / divisor, high / divisor, 1.0};
   q.sources = {name};
-  q.note = fmt::format("experiment {} (paper 002: {})", our_code, paper_code);
+  q.note = fmt::format("experiment {} (Amato et al. 1999: {})", our_code, paper_code);
   if (divisor != 1) q.note += "; " + divisor_note;
   return q;
 }

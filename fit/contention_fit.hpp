@@ -1,7 +1,7 @@
-// Paper 002's cost functions fitted on the contention suite: the g1/g2 values of QSM, EBSP and
-// DXBSP, optimistic (the cheapest case the paper names) and pessimistic (the dearest), each from
-// the experiment section 4.1 names; and the weights of F1, F2 and F3 (section 4.2) by relative
-// least squares on the experiments where each function should dominate.
+// Amato et al.'s (1999) cost functions fitted on the contention suite: the g1/g2 values of QSM,
+// EBSP and DXBSP, optimistic (the cheapest case the paper names) and pessimistic (the dearest),
+// each from the experiment section 4.1 names; and the weights of F1, F2 and F3 (section 4.2) by
+// relative least squares on the experiments where each function should dominate.
 //
 // Today's analogue of the paper's memory banks: the SGI had 8 interleaved banks on one bus; a
 // NUMA machine has memory controllers, one set per NUMA node, and no visible banks. So the

@@ -1,6 +1,6 @@
-// Hockney's point-to-point model t = t0 + m / r_inf (paper 003, Eq. 5), piecewise where the MPI
-// library switches protocols: the breakpoints are found from the data (dynamic programming over
-// contiguous segments, the number of segments chosen by the Bayesian information criterion on
+// Hockney's point-to-point model t = t0 + m / r_inf (Xu and Hwang (1995), Eq. 5), piecewise where
+// the MPI library switches protocols: the breakpoints are found from the data (dynamic programming
+// over contiguous segments, the number of segments chosen by the Bayesian information criterion on
 // relative residuals), never given. And the collective form t = t0(n) + m / r_inf(n) (Eq. 6,
 // Table 5): Hockney at each n, then a model form for t0(n) and for 1/r_inf(n).
 #pragma once
@@ -24,7 +24,7 @@ struct HockneySegment {
 
   // r_inf in bytes per second; +infinity where the fitted slope is not positive.
   double r_inf() const;
-  // Paper 001's half-performance length m_1/2 = t0 * r_inf.
+  // Eom and Hollingsworth's (1998) half-performance length m_1/2 = t0 * r_inf.
   double m_half() const;
 };
 
@@ -53,7 +53,7 @@ struct CollectivePoint {
 struct CollectiveFit {
   model::FormChoice t0;                // seconds, in n
   model::FormChoice seconds_per_byte;  // 1 / r_inf(n)
-  // "(52 log n) + (0.029 log n) m" in microseconds, as paper 003's Table 5 prints it.
+  // "(52 log n) + (0.029 log n) m" in microseconds, as Xu and Hwang's (1995) Table 5 prints it.
   std::string formula_microseconds() const;
   double operator()(double ranks, double bytes) const;
 };

@@ -1,8 +1,7 @@
 // Memory levels from a memory-suite run: the latency and bandwidth plateau of each cache level and
-// of DRAM, each taken over the working sets that sit well inside the level (hwloc's capacities)
-// and reported as the median over those sizes with its range. The capacity detection from the
-// data and its check against hwloc come with the fitting work (issue 5); this is the summary that
-// `sonde characterize` prints.
+// of DRAM, each taken over the working sets that sit well inside the level (the capacities the
+// latency probe sized, else hwloc's claims) and reported as the median over those sizes with its
+// range; also the summary that `sonde characterize` prints.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -287,14 +287,15 @@ void add_contention(const std::vector<ResultFile>& files, profile::Profile& p) {
 
 void add_overheads(const std::vector<ResultFile>& files, profile::Profile& p) {
   // The first counter each benchmark has: the context switch's per switch (its round trip is two
-  // switches), the pipe latency's per round trip (paper 003's Table 2 column is the round trip).
+  // switches), the pipe latency's per round trip (Xu and Hwang's (1995) Table 2 column is the round
+  // trip).
   const auto rows = summary_rows(files, "overhead",
                                  {"seconds_per_switch", "seconds_per_round_trip",
                                   "seconds_per_operation", "bytes_per_second"});
   std::map<std::string, std::vector<const SummaryRow*>> by_threads;
   for (const SummaryRow& row : rows) {
     const std::string& n = row.name;
-    // Paper 003, Tables 2 and 3, in the words of their columns.
+    // Xu and Hwang (1995), Tables 2 and 3, in the words of their columns.
     if (n == "overhead.process.fork_exit_wait") {
       p.overheads.operations["process_creation"] = measured(row, "s");
     } else if (n == "overhead.process.thread_create_join") {
@@ -311,7 +312,7 @@ void add_overheads(const std::vector<ResultFile>& files, profile::Profile& p) {
       by_threads[row.params.value("operation", "")].push_back(&row);
     }
   }
-  // Paper 003, section 3.2 (3): t = c n + d or c log n + d over the number of threads.
+  // Xu and Hwang (1995), section 3.2 (3): t = c n + d or c log n + d over the number of threads.
   static const std::vector<Form> overhead_forms = {form_named("n + 1"), form_named("log n + 1")};
   for (const auto& [operation, list] : by_threads) {
     std::vector<double> x, y;
@@ -414,7 +415,8 @@ void add_mpi(const std::vector<ResultFile>& files, profile::Profile& p) {
     p.not_fitted.push_back("point_to_point: fewer than three message sizes");
   }
 
-  // Collectives: t = t0(n) + m / r_inf(n) (paper 003, Eq. 6) where sizes vary; barrier t = f(n).
+  // Collectives: t = t0(n) + m / r_inf(n) (Xu and Hwang (1995), Eq. 6) where sizes vary; barrier t
+  // = f(n).
   std::map<std::string, std::vector<CollectivePoint>> points;
   std::map<std::string, std::vector<std::string>> sources;
   std::set<double> all_ranks;
@@ -448,7 +450,7 @@ void add_mpi(const std::vector<ResultFile>& files, profile::Profile& p) {
           y.push_back(point.seconds);
         }
         c.t0 = to_formula(select_form(x, y, "collectives.barrier"), "s", sources[op],
-                          "paper 003, Table 6 form", x, y);
+                          "Xu and Hwang (1995), Table 6 form", x, y);
       } else {
         const CollectiveFit fit = fit_collective(list, "collectives." + op);
         c.t0 =

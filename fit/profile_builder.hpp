@@ -1,7 +1,7 @@
 // From a run's raw results to a machine profile: every suite that ran is fitted into its section
-// (compute, memory levels with their capacities checked against hwloc, paper 002's contention
-// parameters, overheads, Hockney point-to-point, collective forms in n), every value with its
-// unit, spread, sources and origin; what could not be fitted is listed with the reason.
+// (compute, memory levels with their capacities checked against hwloc, Amato et al.'s (1999)
+// contention parameters, overheads, Hockney point-to-point, collective forms in n), every value
+// with its unit, spread, sources and origin; what could not be fitted is listed with the reason.
 #pragma once
 
 #include <filesystem>

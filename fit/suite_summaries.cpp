@@ -94,8 +94,8 @@ std::vector<SummaryRow> summary_rows(const std::vector<ResultFile>& files, const
 
 std::string format_contention_summary(const std::vector<ResultFile>& files) {
   const std::vector<SummaryRow> rows = summary_rows(files, "contention", contention_counters());
-  // Paper 002's experiments as a table: one row per px.<level>.<access><sharing>, one column per
-  // stride, nanoseconds per access seen by one thread.
+  // Amato et al.'s (1999) experiments as a table: one row per px.<level>.<access><sharing>, one
+  // column per stride, nanoseconds per access seen by one thread.
   std::vector<unsigned> strides;
   std::map<std::string, std::map<unsigned, double>> table;
   std::vector<std::string> order;
@@ -114,7 +114,8 @@ std::string format_contention_summary(const std::vector<ResultFile>& files) {
   }
   std::sort(strides.begin(), strides.end());
   std::string text =
-      "\nContention (paper 002, Table 1): ns per access seen by one thread, by stride in words\n";
+      "\nContention (Amato et al. (1999), Table 1): ns per access seen by one thread, by stride in "
+      "words\n";
   text += fmt::format("{:<16}", "experiment");
   for (unsigned stride : strides) text += fmt::format(" {:>7}", fmt::format("s{}", stride));
   text += "\n";
@@ -137,7 +138,7 @@ std::string format_contention_summary(const std::vector<ResultFile>& files) {
 
 std::string format_overhead_summary(const std::vector<ResultFile>& files) {
   std::string text =
-      "\nOverheads (paper 003, Tables 2 and 3): median over repetitions [min - max]\n";
+      "\nOverheads (Xu and Hwang (1995), Tables 2 and 3): median over repetitions [min - max]\n";
   text += fmt::format("{:<44} {:>12}  {}\n", "benchmark", "median", "spread");
   for (const SummaryRow& row : summary_rows(files, "overhead", overhead_counters())) {
     std::string what =
@@ -160,21 +161,22 @@ std::string format_compute_summary(const std::vector<ResultFile>& files) {
                         row.params.value("threads", 0), value_text(row.counter, row.median),
                         row.min / 1e9, row.max / 1e9);
   }
-  // Paper 004's kernel library; the add's throughput is the unit of paper 003's flop count.
+  // Fahringer and Pozgaj's (2000) kernel library; the add's throughput is the unit of Xu and
+  // Hwang's (1995) flop count.
   std::map<std::string, std::map<std::string, double>> seconds;  // operation -> mode -> s
   std::map<std::string, unsigned> rule;
   for (const SummaryRow& row : rows) {
     if (row.counter != "seconds_per_operation") continue;
     const std::string operation = row.params.value("operation", "");
     seconds[operation][row.params.value("mode", "")] = row.median;
-    rule[operation] = row.params.value("paper003_flops", 0u);
+    rule[operation] = row.params.value("counted_flops", 0u);
   }
   if (seconds.empty()) return text;
   const double add = seconds.count("add") ? seconds["add"]["throughput"] : 0;
   text +=
       "\nKernel library (one thread; latency: one dependent chain; throughput: 8 independent)\n";
   text += fmt::format("{:<15} {:>12} {:>12} {:>16} {:>16}\n", "operation", "latency", "throughput",
-                      "adds (measured)", "flops (paper 003)");
+                      "adds (measured)", "flops (Xu and Hwang (1995))");
   for (const auto& [operation, modes] : seconds) {
     const double throughput = modes.count("throughput") ? modes.at("throughput") : 0;
     const std::string in_adds =
@@ -188,7 +190,7 @@ std::string format_compute_summary(const std::vector<ResultFile>& files) {
 }
 
 std::string format_mpi_summary(const std::vector<ResultFile>& files) {
-  // Ping-pong (paper 003, section 4): half the round trip, and the rate it implies.
+  // Ping-pong (Xu and Hwang (1995), section 4): half the round trip, and the rate it implies.
   std::map<std::uint64_t, std::pair<const SummaryRow*, const SummaryRow*>> pingpong;
   const std::vector<SummaryRow> times = summary_rows(files, "mpi", {"seconds_per_message"});
   const std::vector<SummaryRow> rates = summary_rows(files, "mpi", {"bytes_per_second"});
@@ -212,7 +214,8 @@ std::string format_mpi_summary(const std::vector<ResultFile>& files) {
         fmt::format("[{} - {}]", format_seconds(rows.first->min), format_seconds(rows.first->max)),
         rows.second && bytes > 0 ? format_bytes_per_second(rows.second->median) : "");
   }
-  // Hockney's t = t0 + m / r_inf (paper 003, Eq. 5), piecewise where the protocols switch.
+  // Hockney's t = t0 + m / r_inf (Xu and Hwang (1995), Eq. 5), piecewise where the protocols
+  // switch.
   std::vector<double> sizes_bytes, medians;
   for (const auto& [bytes, rows] : pingpong) {
     if (rows.first != nullptr)

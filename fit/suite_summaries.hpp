@@ -1,6 +1,6 @@
 // Summaries of the overhead and compute suites: each benchmark's median with its spread, and for
-// the kernel library each operation in units of an add (paper 003's flop-counting rule, Table 1,
-// checked against this machine).
+// the kernel library each operation in units of an add (Xu and Hwang's (1995) flop-counting rule,
+// Table 1, checked against this machine).
 #pragma once
 
 #include <nlohmann/json.hpp>

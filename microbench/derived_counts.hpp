@@ -24,9 +24,9 @@
 
 namespace sonde::microbench {
 
-// The counts paper 002's function F is built from (section 4.2: the R10000's loads and stores
-// issued, L1 and L2 misses, L1 and L2 write-backs), with the last level named apart so that a
-// machine with three levels keeps its L2 and its memory traffic both.
+// The counts Amato et al.'s (1999) function F is built from (section 4.2: the R10000's loads and
+// stores issued, L1 and L2 misses, L1 and L2 write-backs), with the last level named apart so that
+// a machine with three levels keeps its L2 and its memory traffic both.
 enum class CountKind {
   loads,
   stores,
@@ -67,7 +67,7 @@ struct AccessStream {
 struct AccessPattern {
   std::vector<AccessStream> streams;
   unsigned threads = 1;  // bound to the first cores, packed
-  bool shared = false;   // all threads sweep the same data (paper 002's "concurrent")
+  bool shared = false;   // all threads sweep the same data (Amato et al.'s (1999) "concurrent")
 };
 
 // Per step of one thread: loads and stores (in accesses, not instructions: a vector load of
@@ -83,7 +83,8 @@ struct DerivedCounts {
 DerivedCounts derive_counts(const AccessPattern& pattern, const std::vector<CacheGeometry>& caches,
                             std::uint64_t page_bytes);
 
-// The model's counts as paper 002's kinds: L2 is the second level, the last level is the last.
+// The model's counts as Amato et al.'s (1999) kinds: L2 is the second level, the last level is the
+// last.
 Counts to_counts(const DerivedCounts& derived);
 
 // What a benchmark's parameters say of its pattern: the streams and threads, and the model.

@@ -3,7 +3,8 @@
 // by its leave-one-out squared relative error; the simplest form that is not worse than the best
 // beyond the noise (a one-sided paired test at 95% on the points' errors) wins, so that a term is
 // added only when it pays.
-// These are the forms of paper 003's Tables 5 and 6 (t0(n), 1/r_inf(n), barrier, reduce, scan).
+// These are the forms of Xu and Hwang's (1995) Tables 5 and 6 (t0(n), 1/r_inf(n), barrier, reduce,
+// scan).
 #pragma once
 
 #include <string>
@@ -20,10 +21,10 @@ struct Form {
 };
 
 // 1, log n, n, n log n; log n, n and n log n each plus a constant; log n + n; n^c, n^c + 1.
-// Logarithms are base 2, as in paper 003 (94 log n + 10 is 762 us at n = 256).
+// Logarithms are base 2, as in Xu and Hwang (1995) (94 log n + 10 is 762 us at n = 256).
 const std::vector<Form>& candidate_forms();
-// The candidates for a program's counts in its problem size (paper 002, section 5.4): the above
-// and n log n + n, the growth of a comparison sort with linear passes around it.
+// The candidates for a program's counts in its problem size (Amato et al. (1999), section 5.4): the
+// above and n log n + n, the growth of a comparison sort with linear passes around it.
 const std::vector<Form>& count_forms();
 const Form& form_named(const std::string& name);  // throws a usage Error for an unknown name
 

@@ -32,9 +32,9 @@ struct PredictionSeries {
   std::vector<std::tuple<double, double, double, double>> points;
 };
 
-// prediction.{png,svg}: time, speedup and efficiency against n, one line per scheme (paper 003,
-// Figure 5's comparison), with `measured` points (n, T_n) when there are any; measured speedup
-// and efficiency are against the measured n = 1. Returns the files.
+// prediction.{png,svg}: time, speedup and efficiency against n, one line per scheme (Xu and Hwang
+// (1995), Figure 5's comparison), with `measured` points (n, T_n) when there are any; measured
+// speedup and efficiency are against the measured n = 1. Returns the files.
 std::vector<std::filesystem::path> plot_prediction(
     const std::string& title, const std::vector<PredictionSeries>& series,
     const std::vector<std::pair<double, double>>& measured, const std::filesystem::path& folder,

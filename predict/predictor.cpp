@@ -24,7 +24,7 @@ std::string to_string(Scheme scheme) {
 
 namespace {
 
-// A node's sequential rate in a profile (paper 000's MipsRatio and U_n use it).
+// A node's sequential rate in a profile (Shanmugam et al.'s (1995) MipsRatio and U_n use it).
 std::optional<double> node_rate(const profile::Profile& p) {
   const profile::Quantity* peak = profile::peak_flops(p);
   return peak ? std::optional<double>(peak->value) : std::nullopt;
@@ -50,7 +50,8 @@ Predictor::Predictor(Workload workload, profile::Profile target, std::string tar
     ComponentTime time;
     time.name = c.name;
     time.work_flop = c.work_flop;
-    // Paper 004: operation counts costed with the target's kernel library, where it has them all.
+    // Fahringer and Pozgaj 2000: operation counts costed with the target's kernel library, where it
+    // has them all.
     bool from_kernels = !c.operations.empty();
     for (const auto& [op, count] : c.operations) {
       from_kernels = from_kernels && target_.compute.kernels.count(op + ".throughput");
@@ -79,8 +80,8 @@ Predictor::Predictor(Workload workload, profile::Profile target, std::string tar
         time.seconds = seconds;
         time.how = c.machine.empty() ? given : fmt::format("{} on {}", given, c.machine);
       } else {
-        // Paper 000: the time on another machine scales by the ratio of the two machines'
-        // sequential rates (MipsRatio), here the profiled peak rates of a node.
+        // Shanmugam et al. 1995: the time on another machine scales by the ratio of the two
+        // machines' sequential rates (MipsRatio), here the profiled peak rates of a node.
         const auto reference = options.reference_machines.find(c.machine);
         if (reference == options.reference_machines.end()) {
           throw input_error(c.row.where(),
@@ -96,8 +97,9 @@ Predictor::Predictor(Workload workload, profile::Profile target, std::string tar
         }
         const double ratio = *reference_rate / *target_rate;
         time.seconds = seconds * ratio;
-        time.how = fmt::format("{} on {}, scaled by the peak-rate ratio {:.3g} (paper 000)", given,
-                               c.machine, ratio);
+        time.how =
+            fmt::format("{} on {}, scaled by the peak-rate ratio {:.3g} (Shanmugam et al. (1995))",
+                        given, c.machine, ratio);
       }
     }
     t1_.push_back(time.seconds);
@@ -136,7 +138,8 @@ Predictor::Predictor(Workload workload, profile::Profile target, std::string tar
 }
 
 // Component i's time on n nodes: T_1(i) / min(DOP_i, n), or for a distributed loop the slowest
-// processor's share of the iterations (paper 004). `uniform`: every flop at the program's rate.
+// processor's share of the iterations (Fahringer and Pozgaj (2000)). `uniform`: every flop at the
+// program's rate.
 double Predictor::component_seconds(std::size_t i, double n, bool uniform) const {
   const Component& c = workload_.components[i];
   const double t1 = uniform ? c.work_flop / summary_.p1 : t1_[i];
@@ -237,7 +240,8 @@ std::vector<ProgramParameters> Predictor::program_parameters(double n) const {
       const double bytes = o.bytes(n);
       pp.transfers += count;
       pp.bytes += count * bytes;
-      // Paper 004: transfer time alpha + bytes beta per message, alpha and beta from Hockney.
+      // Fahringer and Pozgaj 2000: transfer time alpha + bytes beta per message, alpha and beta
+      // from Hockney.
       if (p2p) pp.transfer_seconds += count * p2p->seconds(bytes);
     }
     out.push_back(pp);

@@ -1,11 +1,12 @@
-// Early prediction (paper 003, sections 2, 5 and 6): a workload spreadsheet on a machine profile.
+// Early prediction (Xu and Hwang (1995), sections 2, 5 and 6): a workload spreadsheet on a machine
+// profile.
 //   T_n = sum_i T_1(i) / min(DOP_i, n) + T_par + T_comm            (Eq. 2)
 // with T_comm from the profile's point-to-point and collective forms (Eq. 5 and 6), the metrics
 // T_inf, N_max, P_inf, average parallelism, S_n, E_n, P_n, U_n and SCCR, three schemes
 // (theoretical: every flop at the program's average rate; zero-overhead; full-overhead),
 // requirement checks, and the sequential times moved from the machine they were measured on to the
-// target, by the ratio of the two profiles' rates (paper 000's MipsRatio) or by the target's kernel
-// library (paper 004).
+// target, by the ratio of the two profiles' rates (Shanmugam et al.'s (1995) MipsRatio) or by the
+// target's kernel library (Fahringer and Pozgaj (2000)).
 #pragma once
 
 #include <map>
@@ -66,7 +67,7 @@ struct Summary {
   std::vector<ComponentTime> components;
 };
 
-// Paper 004's program parameters of one component at n processors.
+// Fahringer and Pozgaj's (2000) program parameters of one component at n processors.
 struct ProgramParameters {
   std::string component;
   double n = 1;
@@ -87,11 +88,11 @@ class Predictor {
   Point at(double n, Scheme scheme) const;
   const Summary& summary() const { return summary_; }
   std::vector<ProgramParameters> program_parameters(double n) const;
-  // The full-overhead T_n as an expression in n, in seconds, as paper 003's Table 8 writes it:
-  // the computation grouped by degree of parallelism, then each operation's form with its count
-  // and message length substituted ("0.04 + 14.33/min(n, 256) + ...").
+  // The full-overhead T_n as an expression in n, in seconds, as Xu and Hwang's (1995) Table 8
+  // writes it: the computation grouped by degree of parallelism, then each operation's form with
+  // its count and message length substituted ("0.04 + 14.33/min(n, 256) + ...").
   std::string expression() const;
-  // Paper 003, section 5.3: where the grain is too fine for the machine.
+  // Xu and Hwang (1995), section 5.3: where the grain is too fine for the machine.
   std::vector<std::string> grain_advice(double n) const;
   const Workload& workload() const { return workload_; }
   const profile::Profile& target() const { return target_; }
@@ -110,7 +111,7 @@ class Predictor {
   Summary summary_;
 };
 
-// Paper 003, section 5.4: "time<=0.5s", "speed>=10Gflop/s", "speedup>=200".
+// Xu and Hwang (1995), section 5.4: "time<=0.5s", "speed>=10Gflop/s", "speedup>=200".
 struct Requirement {
   std::string metric;  // time, speed, speedup
   double bound = 0;

@@ -86,9 +86,11 @@ std::string format_prediction(const Predictor& predictor, const std::vector<doub
     out += fmt::format("  {:<12} {:>14} {:>12}   {}\n", c.name, flops(c.work_flop),
                        format_seconds(c.seconds), c.how);
   }
-  out += "\nT_n in seconds (paper 003, Table 8; forms in us, m in bytes; no operation at n = 1)\n";
+  out +=
+      "\nT_n in seconds (Xu and Hwang (1995), Table 8; forms in us, m in bytes; no operation at n "
+      "= 1)\n";
   out += "  T_n = " + predictor.expression() + "\n";
-  out += "\nWithout overhead (paper 003, Table 9)\n";
+  out += "\nWithout overhead (Xu and Hwang (1995), Table 9)\n";
   out += fmt::format("  workload W                {}\n", flops(s.work_flop));
   out += fmt::format("  sequential time T_1       {}\n", format_seconds(s.t1));
   out += fmt::format("  critical path T_inf       {}\n", format_seconds(s.t_inf));
@@ -98,7 +100,9 @@ std::string format_prediction(const Predictor& predictor, const std::vector<doub
   if (s.peak) out += fmt::format("  node peak P_peak          {}/s\n", flops(*s.peak));
   if (s.sccr) out += fmt::format("  SCCR = P_peak t0          {:.0f} flops per message\n", *s.sccr);
 
-  out += "\nFull-overhead prediction (paper 003, Table 10), with the other schemes' speedup\n";
+  out +=
+      "\nFull-overhead prediction (Xu and Hwang (1995), Table 10), with the other schemes' "
+      "speedup\n";
   out += fmt::format("  {:>9} {:>11} {:>11} {:>11} {:>9} {:>7} {:>13} {:>7} {:>11} {:>11}\n", "n",
                      "T_n", "compute", "overhead", "S_n", "E_n", "P_n", "U_n", "S_n 0-ovh",
                      "S_n theory");
@@ -125,7 +129,8 @@ std::string format_prediction(const Predictor& predictor, const std::vector<doub
   bool loops = false;
   for (const Component& c : predictor.workload().components) loops = loops || c.loop;
   if (loops) {
-    out += fmt::format("\nProgram parameters at n = {:.0f} (paper 004)\n", largest);
+    out +=
+        fmt::format("\nProgram parameters at n = {:.0f} (Fahringer and Pozgaj (2000))\n", largest);
     out += fmt::format("  {:<12} {:>9} {:>10} {:>12} {:>12} {:>12}\n", "component", "goodness",
                        "transfers", "data", "transfer", "computation");
     for (const ProgramParameters& p : predictor.program_parameters(largest)) {

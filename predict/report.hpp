@@ -1,6 +1,6 @@
-// What `sonde predict` prints: the summary (paper 003's Table 9 metrics), the table over n for
-// the three schemes (Table 10's columns), the overhead broken down per operation, requirement
-// checks, paper 004's program parameters; and the same as CSV or JSON.
+// What `sonde predict` prints: the summary (Xu and Hwang's (1995) Table 9 metrics), the table over
+// n for the three schemes (Table 10's columns), the overhead broken down per operation, requirement
+// checks, Fahringer and Pozgaj's (2000) program parameters; and the same as CSV or JSON.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -1,5 +1,5 @@
-// The workload spreadsheet (paper 003, section 5.1, steps 1 and 3): a CSV file, as any spreadsheet
-// program exports one, with one row per program parameter, component, communication and
+// The workload spreadsheet (Xu and Hwang (1995), section 5.1, steps 1 and 3): a CSV file, as any
+// spreadsheet program exports one, with one row per program parameter, component, communication and
 // parallelism operation. Columns are found by their header, in any order; quantities carry their
 // unit in the header ("time [s]", "work [Mflop]", "bytes [KiB]"). Numbers may be expressions in
 // n (the number of nodes) and the program parameters, evaluated by muparser.
@@ -52,7 +52,7 @@ class Expression {
   std::shared_ptr<double> n_;     // the variable n the parser reads
 };
 
-// Paper 004: how a loop's iterations are spread over the processors.
+// Fahringer and Pozgaj 2000: how a loop's iterations are spread over the processors.
 enum class Distribution { block, cyclic };
 
 struct Component {
@@ -63,11 +63,12 @@ struct Component {
   std::optional<double> rate_flop_per_second;  // or the sustained rate on `machine`
   std::string machine;                         // the profile the time was measured on
   Expression dop;                              // degree of parallelism, >= 1
-  // Paper 004: a loop of `loop` iterations (a whole number >= 1, constant in n) spread BLOCK or
-  // CYCLIC; the slowest processor's share sets the time.
+  // Fahringer and Pozgaj 2000: a loop of `loop` iterations (a whole number >= 1, constant in n)
+  // spread BLOCK or CYCLIC; the slowest processor's share sets the time.
   std::optional<double> loop;
   Distribution distribution = Distribution::block;
-  // Paper 004: operation counts ("add", "multiply", ...), costed with the target's kernel library.
+  // Fahringer and Pozgaj 2000: operation counts ("add", "multiply", ...), costed with the target's
+  // kernel library.
   std::map<std::string, double> operations;  // per run, >= 0, constant in n
 };
 
@@ -76,7 +77,7 @@ struct Operation {
   Cell row;
   std::string kind;       // "communication" or "parallelism"
   std::string operation;  // "broadcast", "alltoall", "point_to_point", "process_creation", ...
-  Expression bytes;       // message length m of paper 003's forms
+  Expression bytes;       // message length m of Xu and Hwang's (1995) forms
   Expression count;       // how many times per run
   std::string after;      // the component it follows
 };

@@ -28,7 +28,7 @@ const std::vector<std::string>& known_bases() {
   return bases;
 }
 
-// Base-2 logarithms, as paper 003's tables use (94 log n + 10 is 762 us at n = 256).
+// Base-2 logarithms, as Xu and Hwang's (1995) tables use (94 log n + 10 is 762 us at n = 256).
 // Told apart by length first: predictions evaluate forms millions of times.
 double basis_value(const std::string& basis, double n, double exponent) {
   switch (basis.size()) {

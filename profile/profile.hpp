@@ -2,7 +2,7 @@
 // is a versioned YAML file (machines/<name>.yaml) that a person can read: every number is a
 // Quantity with its SI unit, where it came from (measured, fitted, derived or transcribed), the
 // experiments behind it, its interval and the quality of its fit; every closed form is a Formula
-// in the papers' notation (paper 003, Eq. 6 and Tables 5 and 6).
+// in the papers' notation (Xu and Hwang (1995), Eq. 6 and Tables 5 and 6).
 #pragma once
 
 #include <cstdint>
@@ -42,7 +42,7 @@ struct Quantity {
   Origin origin = Origin::measured;
   std::optional<Interval> interval;
   std::optional<FitQuality> quality;
-  std::vector<std::string> sources;  // benchmark names or "paper 003, Table 4"
+  std::vector<std::string> sources;  // benchmark names or "Xu and Hwang (1995), Table 4"
   std::string note;
   bool operator==(const Quantity&) const = default;
 };
@@ -112,22 +112,22 @@ struct MemoryLevel {
   bool operator==(const MemoryLevel&) const = default;
 };
 
-// Paper 002, section 4.1: g1 and g2 of one BSP-like function, optimistic and pessimistic, in
-// seconds per access.
+// Amato et al. (1999), section 4.1: g1 and g2 of one BSP-like function, optimistic and pessimistic,
+// in seconds per access.
 struct BspParameters {
   Quantity g1_min, g1_max, g2_min, g2_max;
   bool operator==(const BspParameters&) const = default;
 };
 
-// Paper 002, section 4.2: a function's weights in seconds per counted event, keyed by the count:
-// "accesses" (loads + stores), "l1_misses", "l2_misses", "llc_misses", "l1_writebacks",
+// Amato et al. (1999), section 4.2: a function's weights in seconds per counted event, keyed by the
+// count: "accesses" (loads + stores), "l1_misses", "l2_misses", "llc_misses", "l1_writebacks",
 // "llc_writebacks".
 using CounterWeights = std::map<std::string, Quantity>;
 const std::vector<std::string>& known_count_terms();
 
 struct Contention {
   std::string counts;  // "papi" (measured) or "derived": where the F weights' counts came from
-  // F3's banks: the memory units whose accesses queue separately (paper 002: 8 interleaved
+  // F3's banks: the memory units whose accesses queue separately (Amato et al. 1999: 8 interleaved
   // banks; today: NUMA nodes). LM(b) and WB(b) are counted per bank.
   std::optional<std::uint64_t> banks;
   std::optional<BspParameters> qsm, ebsp, dxbsp;
@@ -165,8 +165,8 @@ struct PointToPoint {
   double seconds(double bytes) const;  // the segment holding `bytes`, or the nearest
 };
 
-// t = t0(n) + m / r_inf(n) (paper 003, Eq. 6); barrier, reduce and scan may be t = t0(n) alone
-// at a fixed message size (Table 6).
+// t = t0(n) + m / r_inf(n) (Xu and Hwang (1995), Eq. 6); barrier, reduce and scan may be t = t0(n)
+// alone at a fixed message size (Table 6).
 struct Collective {
   Formula t0;
   std::optional<Formula> seconds_per_byte;
@@ -208,8 +208,8 @@ const PointToPoint& require_point_to_point(const Profile& profile, const std::st
 // per node; nullptr when it has neither.
 const Quantity* peak_flops(const Profile& profile);
 const Quantity& require_peak_flops(const Profile& profile, const std::string& where);
-// Paper 003, section 5.3: SCCR = P_peak t0, the flops one process could do in the latency of a
-// 0-byte message (derived); nullopt without a peak or a Hockney fit.
+// Xu and Hwang (1995), section 5.3: SCCR = P_peak t0, the flops one process could do in the latency
+// of a 0-byte message (derived); nullopt without a peak or a Hockney fit.
 std::optional<double> sccr(const Profile& profile);
 
 }  // namespace sonde::profile

@@ -184,8 +184,8 @@ class Reader {
         term.interval = interval(terms[i]["interval"], at + ".interval", true);
       f.terms.push_back(term);
     }
-    // A form may have a negative coefficient (paper 003: scan is 60 log n - 25) but must not
-    // predict a negative time or a negative time per byte where it is used.
+    // A form may have a negative coefficient (Xu and Hwang 1995: scan is 60 log n - 25) but must
+    // not predict a negative time or a negative time per byte where it is used.
     for (double n = 2; n <= 1048576; n *= 2) {
       if (f(n) < 0) {
         fail(node, path, fmt::format("the form {} is negative at n = {}", f.text(), n));

@@ -43,7 +43,7 @@ void line(std::string& out, const std::string& label, const Quantity& q) {
   out += "   " + origin_and_sources(q) + "\n";
 }
 
-// "(52 log n) + (0.029 log n) m", paper 003's Table 5 in microseconds.
+// "(52 log n) + (0.029 log n) m", Xu and Hwang's (1995) Table 5 in microseconds.
 std::string collective_formula(const Collective& c) {
   if (!c.seconds_per_byte) return c.t0.text(1e6);
   return fmt::format("({}) + ({}) m", c.t0.text(1e6), c.seconds_per_byte->text(1e6));
@@ -116,7 +116,7 @@ std::string format_profile(const Profile& p) {
 
   if (p.contention) {
     const Contention& k = *p.contention;
-    out += "\nContention (paper 002, section 4; per access)\n";
+    out += "\nContention (Amato et al. (1999), section 4; per access)\n";
     const auto bsp = [&](const char* name, const char* term2,
                          const std::optional<BspParameters>& b) {
       if (!b) return;
@@ -130,7 +130,8 @@ std::string format_profile(const Profile& p) {
     bsp("DXBSP", "M_b", k.dxbsp);
     for (const auto& [name, weights] : {std::pair{"F1", &k.f1}, {"F2", &k.f2}, {"F3", &k.f3}}) {
       if (!*weights) continue;
-      std::vector<std::string> terms;  // in paper 002's order: accesses, then down the hierarchy
+      std::vector<std::string>
+          terms;  // in Amato et al.'s (1999) order: accesses, then down the hierarchy
       for (const std::string& count : known_count_terms()) {
         const auto it = (*weights)->find(count);
         if (it != (*weights)->end()) {
@@ -157,7 +158,7 @@ std::string format_profile(const Profile& p) {
 
   if (p.point_to_point) {
     const PointToPoint& pp = *p.point_to_point;
-    out += "\nPoint-to-point (Hockney, paper 003 Eq. 5: t = t0 + m / r_inf)\n";
+    out += "\nPoint-to-point (Hockney, Xu and Hwang (1995) Eq. 5: t = t0 + m / r_inf)\n";
     out += fmt::format("  {:<22} {:>10} {:>14} {:>12}  {}\n", "messages", "t0", "r_inf", "m_1/2",
                        "t in us, m in bytes");
     for (const HockneySegment& s : pp.segments) {
@@ -184,7 +185,7 @@ std::string format_profile(const Profile& p) {
   }
 
   if (!p.collectives.empty()) {
-    out += "\nCollectives (paper 003 Tables 5 and 6; t in us, m in bytes, n nodes)\n";
+    out += "\nCollectives (Xu and Hwang (1995) Tables 5 and 6; t in us, m in bytes, n nodes)\n";
     for (const auto& [name, collective] : p.collectives) {
       out += fmt::format("  {:<16} {}", name, collective_formula(collective));
       if (!collective.ranks.empty()) {

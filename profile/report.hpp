@@ -1,6 +1,6 @@
 // What `sonde show`, `sonde validate` and `sonde compare` print: a profile in the papers' notation
-// (Hockney's t = t0 + m / r_inf, paper 003's Tables 5 and 6, paper 002's g-parameters), and two
-// profiles side by side with the ratio of every value they share.
+// (Hockney's t = t0 + m / r_inf, Xu and Hwang's (1995) Tables 5 and 6, Amato et al.'s (1999)
+// g-parameters), and two profiles side by side with the ratio of every value they share.
 #pragma once
 
 #include <string>

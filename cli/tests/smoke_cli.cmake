@@ -33,7 +33,7 @@ set(common --quick --results ${WORK}/results --machine smoke --profiles ${WORK}/
 run_ok(${SONDE} characterize ${common} --run-id first)
 if(NOT out MATCHES "Load-to-use latency" OR NOT out MATCHES "Bandwidth with 1 thread"
    OR NOT out MATCHES "Overheads" OR NOT out MATCHES "Kernel library"
-   OR NOT out MATCHES "Contention \\(paper 002")
+   OR NOT out MATCHES "Contention \\(Amato et al. \\(1999\\)")
   message(FATAL_ERROR "characterize printed no summary:\n${out}")
 endif()
 file(GLOB parts ${WORK}/results/smoke/first/memory-*.json)
@@ -169,7 +169,7 @@ run_ok(${SONDE} predict --machine ${MACHINES}/ibm-sp2.yaml ${EXAMPLES}/stap/apt.
        --json --csv ${WORK}/apt.csv --plots ${WORK}/apt)
 string(JSON speedup GET "${out}" schemes full-overhead 0 speedup)
 if(speedup LESS 113 OR speedup GREATER 115)
-  message(FATAL_ERROR "APT's S_256 on the SP2 is ${speedup}; paper 003's Table 10 says 114")
+  message(FATAL_ERROR "APT's S_256 on the SP2 is ${speedup}; Xu and Hwang's (1995) Table 10 says 114")
 endif()
 foreach(file apt.csv apt/prediction.png apt/prediction.svg)
   if(NOT EXISTS ${WORK}/${file})
@@ -190,7 +190,7 @@ expect_error("collectives.scan: absent"
 expect_error("--require" ${SONDE} predict --machine ${MACHINES}/ibm-sp2.yaml ${EXAMPLES}/stap/apt.csv
              --require "speedup<=3")
 
-# Counters (paper 002): a sort's counter file (times only: valgrind is the counters collect test's),
+# Counters (Amato et al. 1999): a sort's counter file (times only: valgrind is the counters collect test's),
 # F on committed counts of this VM, extrapolation as Table 4, and bad counter files.
 run_ok(${SONDE} counters --source time --size 20000 --repetitions 2 -o ${WORK}/sort.csv --
        ${SORT} --algorithm radix --size 20000 --threads 2)
@@ -206,7 +206,7 @@ endif()
 run_ok(${SONDE} extrapolate --machine ${MACHINES}/vm.yaml ${counts}/radix-200000.csv
        ${counts}/radix-400000.csv ${counts}/radix-600000.csv ${counts}/radix-800000.csv
        ${counts}/radix-1000000.csv --measured ${counts}/radix-2000000.csv -o ${WORK}/forecast.csv)
-if(NOT out MATCHES "as paper 002's Table 4" OR NOT EXISTS ${WORK}/forecast.csv)
+if(NOT out MATCHES "as Amato et al.'s \\(1999\\) Table 4" OR NOT EXISTS ${WORK}/forecast.csv)
   message(FATAL_ERROR "extrapolate printed:\n${out}")
 endif()
 expect_error("1 problem size only" ${SONDE} extrapolate --machine ${MACHINES}/vm.yaml

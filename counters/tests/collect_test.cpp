@@ -48,7 +48,8 @@ TEST(ValgrindPasses, FollowTheProfilesCaches) {
   EXPECT_EQ(passes[1].ll.name, "L3");
   EXPECT_EQ(passes[2].ll.bytes, passes[2].d1.bytes);
   EXPECT_EQ(passes[0].d1.valgrind_option(), "49152,12,64");
-  // The SGI profile has no ways (paper 002 does not print them): a clear error naming the field.
+  // The SGI profile has no ways (Amato et al. (1999) does not print them): a clear error naming the
+  // field.
   const auto sgi = profile::read_profile(std::string(SONDE_MACHINES) + "/sgi-power-challenge.yaml");
   try {
     counters::valgrind_passes(sgi, "sgi.yaml");

@@ -1,6 +1,6 @@
-// Counter-based prediction (paper 002): F and the BSP-like functions against hand computations
-// on the transcribed SGI Power Challenge profile, counter files with every kind of bad input,
-// and extrapolation that must recover the forms its pilot counts were generated from.
+// Counter-based prediction (Amato et al. (1999)): F and the BSP-like functions against hand
+// computations on the transcribed SGI Power Challenge profile, counter files with every kind of bad
+// input, and extrapolation that must recover the forms its pilot counts were generated from.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -38,7 +38,7 @@ double seconds_of(const PhasePrediction& p, const std::string& function) {
 }
 
 // p1.s1.b0.LE: one processor sweeps a 4096-word (32 KB) sub-array ten times, every load an L1
-// hit. By hand with paper 002's section 4 values (us per access or event):
+// hit. By hand with Amato et al.'s (1999) section 4 values (us per access or event):
 //   F1 = 0.0088 * 40960 = 360.448 us, F2 = F3 = 0, F = F1;
 //   QSM.MIN = max(0.0083 * 40960, 0.001 * 10) = 339.968 us, QSM.MAX = 5.35 * 40960 = 219136 us;
 //   EBSP.MAX = max(1.31 * 40960, 5.35 * 40960) = 219136 us; DXBSP.MIN = max(0.0083 * 40960,

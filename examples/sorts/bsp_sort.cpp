@@ -1,5 +1,5 @@
-// Bulk-synchronous parallel sorts after paper 002, section 5.2: radix sort, sample sort and
-// column sort on p threads, every superstep a phase marked for `sonde counters`
+// Bulk-synchronous parallel sorts after Amato et al. (1999), section 5.2: radix sort, sample sort
+// and column sort on p threads, every superstep a phase marked for `sonde counters`
 // (sonde/phase.h). The supersteps and their names follow the paper's Table 2. Keys are 32-bit,
 // uniformly random from a seed; the result is checked (order, and sums that a lost or duplicated
 // key would change) and a wrong result exits 1.
@@ -39,7 +39,7 @@ struct Team {
 std::size_t block_begin(std::size_t n, int p, int t) { return n * t / p; }
 
 // Radix sort, 8-bit digits, four passes: SS1 count, SS2 prefix sums over the digits, SS3 add
-// the offsets, SS4 move the keys (paper 002, Table 2).
+// the offsets, SS4 move the keys (Amato et al. (1999), Table 2).
 void radix_sort(std::vector<Key>& keys, Team& team, int t, std::vector<Key>& other,
                 std::vector<std::vector<std::size_t>>& count, std::vector<std::size_t>& digit_total,
                 std::vector<std::size_t>& range_total) {
@@ -90,7 +90,7 @@ void radix_sort(std::vector<Key>& keys, Team& team, int t, std::vector<Key>& oth
 }
 
 // Sample sort: SS1 take a regular sample, SS2 count the keys of each bucket, SS3 prefix sums,
-// SS4 fill the buckets, SS5 sort each bucket (paper 002, Table 2).
+// SS4 fill the buckets, SS5 sort each bucket (Amato et al. (1999), Table 2).
 void sample_sort(std::vector<Key>& keys, Team& team, int t, std::vector<Key>& other,
                  std::vector<Key>& samples, std::vector<std::vector<std::size_t>>& count,
                  std::vector<std::vector<std::size_t>>& offset,
@@ -142,7 +142,7 @@ void sample_sort(std::vector<Key>& keys, Team& team, int t, std::vector<Key>& ot
 
 // Column sort (Leighton): p columns of r = n/p keys, r >= 2(p-1)^2 and p dividing r. SS1 copy
 // the input into the columns, SS2 sort and transpose, SS3 sort and untranspose, SS4 sort, SS5
-// shift by half a column, sort, shift back (paper 002, Table 2).
+// shift by half a column, sort, shift back (Amato et al. (1999), Table 2).
 void column_sort(std::vector<Key>& keys, Team& team, int t, std::vector<Key>& a,
                  std::vector<Key>& b) {
   const std::size_t n = keys.size();
@@ -206,7 +206,8 @@ Check check_of(const std::vector<Key>& keys) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Bulk-synchronous parallel sorts with marked supersteps (paper 002, section 5.2)"};
+  CLI::App app{
+      "Bulk-synchronous parallel sorts with marked supersteps (Amato et al. (1999), section 5.2)"};
   std::string algorithm = "radix";
   std::size_t size = 200000;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

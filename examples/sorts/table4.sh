@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Paper 002's Table 4 on this machine: each BSP sort's counter files at ten sizes,
+# Amato et al.'s (1999) Table 4 on this machine: each BSP sort's counter files at ten sizes,
 # n/p = 1e5 i for i = 1..10 as in section 5.4; counts fitted on the five smallest, forecast at the
 # five largest (up to ten times the smallest) and set against the counts and times measured
 # there. Sizes already collected are kept (an interrupted run resumes).
@@ -13,7 +13,7 @@ out=results/table4/$(basename "$profile" .yaml)-p$threads
 mkdir -p "$out"
 report=examples/sorts/table4-$(basename "$profile" .yaml).txt
 {
-  echo "# Paper 002, Table 4, on $(basename "$profile" .yaml): p = $threads threads, n/p = 1e5 i"
+  echo "# Amato et al. (1999), Table 4, on $(basename "$profile" .yaml): p = $threads threads, n/p = 1e5 i"
   echo "# bash examples/sorts/table4.sh $profile $threads"
   echo
 } >"$report.partial"

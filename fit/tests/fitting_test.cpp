@@ -1,6 +1,6 @@
 // Every fitter recovers the parameters that generated synthetic data with 5% multiplicative noise
 // (normal, sigma 5%, fixed seeds, five repetitions of each point as sonde measures them), and
-// chooses the generating form for each formula of paper 003's Tables 5 and 6. Tolerances:
+// chooses the generating form for each formula of Xu and Hwang's (1995) Tables 5 and 6. Tolerances:
 // coefficients of the leading term within 10%, exponents within 0.05, Hockney's t0 within 15% and
 // r_inf within 10%, and every fitted curve within 5% of the generating one over the measured range.
 #include <gtest/gtest.h>
@@ -89,7 +89,7 @@ struct TableFormula {
   double leading;  // the coefficient of the first basis function of the form
 };
 
-// Paper 003, Table 5 (t0(n) and the m coefficient, microseconds) and Table 6.
+// Xu and Hwang (1995), Table 5 (t0(n) and the m coefficient, microseconds) and Table 6.
 const TableFormula kTableFormulas[] = {
     {"Table 5 broadcast t0: 52 log n", [](double n) { return 52 * std::log2(n); }, "log n", 52},
     {"Table 5 broadcast m: 0.029 log n", [](double n) { return 0.029 * std::log2(n); }, "log n",
@@ -168,7 +168,8 @@ TEST(Hockney, RecoversOneLineThroughNoise) {
   std::mt19937_64 random(11);
   std::normal_distribution<double> noise(0, 0.05);
   std::vector<double> t;
-  for (double b : m) t.push_back((46e-6 + b * 0.035e-6) * (1 + noise(random)));  // paper 003, SP2
+  for (double b : m)
+    t.push_back((46e-6 + b * 0.035e-6) * (1 + noise(random)));  // Xu and Hwang (1995), SP2
   const HockneyFit fit = fit_hockney(m, t, "sp2");
   ASSERT_EQ(fit.segments.size(), 1u);
   EXPECT_NEAR(fit.segments[0].t0_seconds, 46e-6, 0.15 * 46e-6);
@@ -221,7 +222,7 @@ TEST(Collective, RecoversTable5BroadcastFromNoisyTimings) {
   EXPECT_EQ(fit.seconds_per_byte.form.name, "log n");
   EXPECT_NEAR(fit.t0.fit.coefficients[0], 52e-6, 0.1 * 52e-6);
   EXPECT_NEAR(fit.seconds_per_byte.fit.coefficients[0], 0.029e-6, 0.1 * 0.029e-6);
-  // "(51.9 log n) + (0.0291 log n) m": paper 003's Table 5 notation.
+  // "(51.9 log n) + (0.0291 log n) m": Xu and Hwang's (1995) Table 5 notation.
   const std::string formula = fit.formula_microseconds();
   EXPECT_EQ(formula.substr(0, 2), "(5") << formula;
   EXPECT_NE(formula.find(" log n) + (0.02"), std::string::npos) << formula;

@@ -1,8 +1,8 @@
-// The profile's fitters on synthetic data with known answers: paper 002's F weights recovered
-// through 5% multiplicative noise (normal, sigma 5%, fixed seeds; every weight within 10%), the
-// g-parameters taken from the experiments the paper names, a cache capacity found where the
-// latency curve steps (exact, worked by hand), and paper 003's overhead forms t = c n + d and
-// t = c log n + d told apart and recovered (c and d within 10%).
+// The profile's fitters on synthetic data with known answers: Amato et al.'s (1999) F weights
+// recovered through 5% multiplicative noise (normal, sigma 5%, fixed seeds; every weight within
+// 10%), the g-parameters taken from the experiments the paper names, a cache capacity found where
+// the latency curve steps (exact, worked by hand), and Xu and Hwang's (1995) overhead forms t = c n
+// + d and t = c log n + d told apart and recovered (c and d within 10%).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -193,7 +193,7 @@ TEST(MemoryCapacity, FoundWhereTheLatencyCrossesBetweenPlateaus) {
   EXPECT_FALSE(detect_capacity(bytes, std::vector<double>(6, 1e-9), 1e-9, 4e-9));
 }
 
-// Paper 003, section 3.2 (3): process creation t = c n + d or c log n + d.
+// Xu and Hwang (1995), section 3.2 (3): process creation t = c n + d or c log n + d.
 TEST(OverheadForms, TellsLinearFromLogarithmicAndRecoversThem) {
   const std::vector<Form> forms = {form_named("n + 1"), form_named("log n + 1")};
   std::mt19937_64 random(17);

@@ -1,6 +1,6 @@
 // Compute kernels: the peak floating-point rate with the widest fused multiply-add the CPU has,
-// and the per-operation costs of paper 004's kernel library (its training phase), which also
-// check paper 003's flop-counting rules (Table 1) on this machine.
+// and the per-operation costs of Fahringer and Pozgaj's (2000) kernel library (its training phase),
+// which also check Xu and Hwang's (1995) flop-counting rules (Table 1) on this machine.
 #pragma once
 
 #include <cstdint>
@@ -35,9 +35,9 @@ enum class Operation { add, multiply, divide, sqrt, exp, sin, int_to_double, ind
 struct OperationInfo {
   Operation operation;
   std::string_view name;
-  // Paper 003, Table 1: add, subtract, multiply 1; divide and square root 4; exp, sin 8; a type
-  // conversion 1. An indirect call is no floating-point operation (0).
-  unsigned paper003_flops;
+  // Xu and Hwang (1995), Table 1: add, subtract, multiply 1; divide and square root 4; exp, sin 8;
+  // a type conversion 1. An indirect call is no floating-point operation (0).
+  unsigned counted_flops;
   std::string_view latency_chain;     // what one step of the dependent chain does
   std::string_view throughput_chain;  // what each of the independent chains does
 };

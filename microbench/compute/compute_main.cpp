@@ -11,7 +11,8 @@ int main(int argc, char** argv) {
   suite.suite = "compute";
   suite.description =
       "sonde compute suite: peak rate with each fused multiply-add unit, and the latency and "
-      "throughput of single operations (paper 004's kernel library, paper 003's flop rules)";
+      "throughput of single operations (Fahringer and Pozgaj's (2000) kernel library, Xu and "
+      "Hwang's (1995) flop rules)";
   suite.headline_counters = {"flops_per_second", "seconds_per_operation"};
   suite.add_options = [&](CLI::App& app) { add_common_options(app, options); };
   suite.plan = [&](const Topology& topology, const Sizing& sizing) {

@@ -119,7 +119,7 @@ void register_compute_suite(const ComputeSuitePlan& plan, const Topology& topolo
                             {"mode", mode},
                             {"chain", latency ? info.latency_chain : info.throughput_chain},
                             {"independent_chains", latency ? 1 : kThroughputChains},
-                            {"paper003_flops", info.paper003_flops},
+                            {"counted_flops", info.counted_flops},
                             {"threads", 1},
                             {"cores", {0}},
                             {"counts", count_sources(std::nullopt, kRegisterOnly)}},

@@ -1,4 +1,5 @@
-// sonde-bench-contention: paper 002's contention and coherence experiments on this machine.
+// sonde-bench-contention: Amato et al.'s (1999) contention and coherence experiments on this
+// machine.
 #include "microbench/contention/contention_suite.hpp"
 #include "microbench/suite_program.hpp"
 
@@ -10,7 +11,8 @@ int main(int argc, char** argv) {
   suite.program = "sonde-bench-contention";
   suite.suite = "contention";
   suite.description =
-      "sonde contention suite: paper 002's px.sy.<level>.{L,S}{E,C} experiments, all threads on "
+      "sonde contention suite: Amato et al.'s (1999) px.sy.<level>.{L,S}{E,C} experiments, all "
+      "threads on "
       "one "
       "word, false sharing, and loads of lines clean, shared or dirty in another core's cache";
   suite.headline_counters = {"seconds_per_access", "seconds_per_operation", "seconds_per_load"};

@@ -283,10 +283,10 @@ void register_false_sharing(const ContentionSuitePlan& plan, const Topology& top
   }
 }
 
-// Paper 002, section 5.1: loads of lines that another core holds. The measuring thread (core 0)
-// chases a random cycle through 64 KiB after the lines were flushed from every cache and then,
-// untimed, read by core 1 (clean: exclusive there), read by cores 1 and 2 (shared), or written by
-// core 1 (dirty: modified there); "memory" is the flushed baseline.
+// Amato et al. (1999), section 5.1: loads of lines that another core holds. The measuring thread
+// (core 0) chases a random cycle through 64 KiB after the lines were flushed from every cache and
+// then, untimed, read by core 1 (clean: exclusive there), read by cores 1 and 2 (shared), or
+// written by core 1 (dirty: modified there); "memory" is the flushed baseline.
 void register_coherence(const ContentionSuitePlan& plan, const Topology& topology,
                         const std::optional<CoreClock>& clock, ParamRegistry& registry) {
   const unsigned line = topology.line_bytes().value_or(64);

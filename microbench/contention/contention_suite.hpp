@@ -1,7 +1,7 @@
-// The contention suite (paper 002, section 3 and Table 1, brought to today's machines): p threads
-// loading or storing every s-th word of sub-arrays sized for one level of the hierarchy, each on
-// its own (exclusive) or all on one (concurrent); all threads on one word (QSM's K term); false
-// sharing against padded words; and loads of data that sits clean, shared or dirty in another
+// The contention suite (Amato et al. (1999), section 3 and Table 1, brought to today's machines): p
+// threads loading or storing every s-th word of sub-arrays sized for one level of the hierarchy,
+// each on its own (exclusive) or all on one (concurrent); all threads on one word (QSM's K term);
+// false sharing against padded words; and loads of data that sits clean, shared or dirty in another
 // core's cache (section 5.1); and on machines with several NUMA nodes, a core's loads from its
 // own node's memory against every other node's.
 #pragma once
@@ -21,7 +21,7 @@
 
 namespace sonde::microbench {
 
-// One of paper 002's access experiments.
+// One of Amato et al.'s (1999) access experiments.
 struct AccessExperiment {
   unsigned threads = 1;
   unsigned stride_words = 1;
@@ -30,7 +30,8 @@ struct AccessExperiment {
   bool concurrent = false;
 };
 
-// Paper 002's mnemonic with the level in place of the bank-contention field: "p2.s32.l2.SC".
+// Amato et al.'s (1999) mnemonic with the level in place of the bank-contention field:
+// "p2.s32.l2.SC".
 std::string experiment_code(const AccessExperiment& experiment);
 
 // The bytes of one sub-array for `level` with `threads` threads: half of a private cache level;

@@ -44,8 +44,8 @@ void copy_kernel(double* __restrict c, const double* __restrict a, std::size_t n
 // a[i] = b[i] + scalar * c[i]
 void triad_kernel(double* __restrict a, const double* __restrict b, const double* __restrict c,
                   double scalar, std::size_t n);
-// sum of a[0], a[stride], a[2 stride], ... below n: one scalar load per touched word (paper 002's
-// stride experiments; compiled without vectorization, see strided_kernels.cpp).
+// sum of a[0], a[stride], a[2 stride], ... below n: one scalar load per touched word (Amato et
+// al.'s (1999) stride experiments; compiled without vectorization, see strided_kernels.cpp).
 double strided_read_kernel(const double* a, std::size_t n, std::size_t stride);
 
 // a[0], a[stride], a[2 stride], ... below n = value: one store per touched word.

@@ -361,8 +361,8 @@ void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, const Top
   }
 }
 
-// Paper 002, section 3 and Table 1: one processor loading every s-th word of a sub-array sized for
-// one level of the hierarchy (p1.sS.<level>.LE: loads, exclusive).
+// Amato et al. (1999), section 3 and Table 1: one processor loading every s-th word of a sub-array
+// sized for one level of the hierarchy (p1.sS.<level>.LE: loads, exclusive).
 void register_stride(const MemorySuitePlan& plan, const Topology& topology,
                      ParamRegistry& registry) {
   struct Target {

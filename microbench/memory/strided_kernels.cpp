@@ -1,6 +1,6 @@
-// The strided kernels of paper 002's experiments, compiled without vectorization: each touched
-// word is one scalar load or store, at every stride alike (a vectorized stride-1 loop would move
-// eight words per instruction and make stride 1 incomparable with the others).
+// The strided kernels of Amato et al.'s (1999) experiments, compiled without vectorization: each
+// touched word is one scalar load or store, at every stride alike (a vectorized stride-1 loop would
+// move eight words per instruction and make stride 1 incomparable with the others).
 #include "microbench/memory/memory_kernels.hpp"
 
 #include <array>

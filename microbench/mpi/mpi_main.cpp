@@ -1,5 +1,6 @@
-// sonde-bench-mpi: ping-pong, the pair map, streaming bandwidth and collectives (paper 003,
-// section 4; paper 001). Run it under mpirun or srun; rank 0 writes the result.
+// sonde-bench-mpi: ping-pong, the pair map, streaming bandwidth and collectives (Xu and Hwang
+// (1995), section 4; Eom and Hollingsworth (1998)). Run it under mpirun or srun; rank 0 writes the
+// result.
 #include <mpi.h>
 
 #include <string>

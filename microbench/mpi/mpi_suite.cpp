@@ -115,7 +115,7 @@ void register_pingpong(const MpiSuitePlan& plan, const std::string& name, int a,
     };
     mpi_loop(state, part, body, rank == a,
              [&] { return (rank != a && rank != b) || holds_a_pattern(); });
-    // Paper 003's ping-pong time: half the round trip.
+    // Xu and Hwang's (1995) ping-pong time: half the round trip.
     state.counters["seconds_per_message"] =
         Counter(2.0 * batch, Counter::kIsIterationInvariantRate | Counter::kInvert);
     state.counters["bytes_per_second"] =

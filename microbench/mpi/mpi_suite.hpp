@@ -1,7 +1,8 @@
-// The MPI suite (paper 003, section 4 and Tables 4 to 6; paper 001's message times): ping-pong
-// between the first and the last rank, a map of every pair's latency and bandwidth with each
-// rank's host and hwloc placement, streaming bandwidth one way and both ways with a window of
-// non-blocking sends, and collectives over sub-communicators of 2, 4, 8, ... ranks.
+// The MPI suite (Xu and Hwang (1995), section 4 and Tables 4 to 6; Eom and Hollingsworth's (1998)
+// message times): ping-pong between the first and the last rank, a map of every pair's latency and
+// bandwidth with each rank's host and hwloc placement, streaming bandwidth one way and both ways
+// with a window of non-blocking sends, and collectives over sub-communicators of 2, 4, 8, ...
+// ranks.
 //
 // Google Benchmark is the harness, with manual time: every iteration starts with a barrier, and
 // its time is the slowest rank's (an MPI_MAX reduction), so every rank sees the same times and

@@ -1,4 +1,5 @@
-// sonde-bench-overhead: process, pipe and synchronization overheads (paper 003, Tables 2 and 3).
+// sonde-bench-overhead: process, pipe and synchronization overheads (Xu and Hwang (1995), Tables 2
+// and 3).
 #include "microbench/overhead/overhead_suite.hpp"
 #include "microbench/suite_program.hpp"
 
@@ -11,7 +12,7 @@ int main(int argc, char** argv) {
   suite.suite = "overhead";
   suite.description =
       "sonde overhead suite: process and thread creation, context switch, pipe latency and "
-      "bandwidth, locks, barriers and atomic updates (paper 003, Tables 2 and 3)";
+      "bandwidth, locks, barriers and atomic updates (Xu and Hwang (1995), Tables 2 and 3)";
   suite.headline_counters = {"seconds_per_switch", "seconds_per_message", "seconds_per_operation",
                              "bytes_per_second"};
   suite.add_options = [&](CLI::App& app) { add_common_options(app, options); };

@@ -158,7 +158,8 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
   };
 
   if (selected("process")) {
-    // Paper 003, Table 2, "Process Creation": fork an empty child that exits at once, and wait.
+    // Xu and Hwang (1995), Table 2, "Process Creation": fork an empty child that exits at once, and
+    // wait.
     add("overhead.process.fork_exit_wait",
         [clock](benchmark::State& state) {
           for (auto _ : state) {
@@ -173,7 +174,7 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
           add_time_per(state, clock, "operation", 1);
           state.counters["parent_resident_bytes"] = resident_bytes();
         },
-        {{"part", "process"}, {"operation", "fork_exit_wait"}, {"paper003", "Table 2"}});
+        {{"part", "process"}, {"operation", "fork_exit_wait"}, {"source_table", "Table 2"}});
     // Table 3, "Create a Thread": start a thread that does nothing, and join it.
     add("overhead.process.thread_create_join",
         [clock](benchmark::State& state) {
@@ -183,7 +184,7 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
           }
           add_time_per(state, clock, "operation", 1);
         },
-        {{"part", "process"}, {"operation", "thread_create_join"}, {"paper003", "Table 3"}});
+        {{"part", "process"}, {"operation", "thread_create_join"}, {"source_table", "Table 3"}});
   }
 
   if (selected("pipe")) {
@@ -206,7 +207,7 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
         {{"part", "pipe"},
          {"operation", "context_switch"},
          {"cores", {0, 0}},
-         {"paper003", "Table 2"}});
+         {"source_table", "Table 2"}});
     if (plan.two_cores) {
       // Table 2, "Pipe Latency": the same token passing between two cores; the latency is half
       // the round trip.
@@ -228,7 +229,7 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
            {"operation", "pipe_latency"},
            {"cores", {0, 1}},
            {"message_bytes", 1},
-           {"paper003", "Table 2"}});
+           {"source_table", "Table 2"}});
       // Table 2, "Pipe Bandwidth": a large message from one process to another on another core.
       const std::uint64_t bytes = plan.pipe_message_bytes;
       add("overhead.pipe.bandwidth",
@@ -253,7 +254,7 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
            {"operation", "pipe_bandwidth"},
            {"cores", {0, 1}},
            {"message_bytes", bytes},
-           {"paper003", "Table 2"}});
+           {"source_table", "Table 2"}});
     }
   }
 

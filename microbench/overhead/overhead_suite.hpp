@@ -1,6 +1,7 @@
-// The overhead suite: what parallelism and interaction operations cost on this machine (paper 003,
-// section 2.3, Tables 2 and 3): process creation, thread creation, context switch, pipe latency
-// and bandwidth, mutex lock and unlock, thread barrier, atomic update by all threads on one word.
+// The overhead suite: what parallelism and interaction operations cost on this machine (Xu and
+// Hwang (1995), section 2.3, Tables 2 and 3): process creation, thread creation, context switch,
+// pipe latency and bandwidth, mutex lock and unlock, thread barrier, atomic update by all threads
+// on one word.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -42,7 +42,7 @@ TEST(DerivedCounts, UnitStrideBeyondL1MissesOncePerLine) {
 }
 
 TEST(DerivedCounts, LineStrideBeyondEveryLevelMissesEverywhere) {
-  // Paper 002's p1.s8 in DRAM: every access a new line, nothing held anywhere.
+  // Amato et al.'s (1999) p1.s8 in DRAM: every access a new line, nothing held anywhere.
   const DerivedCounts c = derive_counts(sweep(256 * MiB, 64), zen(), kPage);
   EXPECT_EQ(c.misses, (std::vector<double>{1, 1, 1}));
   EXPECT_EQ(c.writebacks, (std::vector<double>{0, 0, 0}));  // loads leave clean lines
@@ -108,7 +108,7 @@ TEST(DerivedCounts, AnOuterLevelNeverMissesMoreThanAnInnerOne) {
   EXPECT_EQ(derive_counts(sweep(48 * KiB, 8), odd, kPage).misses[1], 0);
 }
 
-TEST(DerivedCounts, MapsLevelsToPaper002Kinds) {
+TEST(DerivedCounts, MapsLevelsToAmatoKinds) {
   const std::vector<CacheGeometry> two = {{1, 32 * KiB, 64, 8, 1}, {2, 4 * MiB, 64, 16, 4}};
   const Counts counts = to_counts(derive_counts(sweep(64 * MiB, 8, true), two, kPage));
   const auto at = [&](CountKind kind) { return counts[static_cast<std::size_t>(kind)]; };

@@ -21,10 +21,11 @@ constexpr const char* kBigMachine =
     "pack:2 numa:2(memory=68719476736) l3:4(size=33554432) l2:4(size=1048576) "
     "l1d:1(size=49152) core:1 pu:2";
 
-TEST(KernelLibrary, FollowsPaper003FlopRules) {
-  // Paper 003, Table 1: +, -, * count 1; divide and sqrt 4; exp and sin 8; a conversion 1.
+TEST(KernelLibrary, FollowsXuHwangFlopRules) {
+  // Xu and Hwang (1995), Table 1: +, -, * count 1; divide and sqrt 4; exp and sin 8; a
+  // conversion 1.
   std::map<std::string_view, unsigned> rule;
-  for (const OperationInfo& info : operations()) rule[info.name] = info.paper003_flops;
+  for (const OperationInfo& info : operations()) rule[info.name] = info.counted_flops;
   EXPECT_EQ(rule.at("add"), 1u);
   EXPECT_EQ(rule.at("multiply"), 1u);
   EXPECT_EQ(rule.at("divide"), 4u);
@@ -86,7 +87,7 @@ TEST(OverheadPlan, ThreadCountsDoubleUpToAllCores) {
   EXPECT_EQ(small.repetitions, 2);
 }
 
-TEST(Contention, ExperimentsAreNamedInPaper002Style) {
+TEST(Contention, ExperimentsAreNamedInAmatoStyle) {
   EXPECT_EQ(experiment_code({1, 1, "l1", false, false}), "p1.s1.l1.LE");
   EXPECT_EQ(experiment_code({8, 256, "dram", true, true}), "p8.s256.dram.SC");
   EXPECT_EQ(experiment_code({2, 32, "l2", true, false}), "p2.s32.l2.SE");

@@ -1,6 +1,6 @@
-// The plots are drawn from a profile alone where it has what they need: paper 003's SP2 (Table 4's
-// ping-pong measurements, Eq. 5, the collective forms of Tables 5 and 6) gives the ping-pong and
-// collectives plots, as PNG and SVG, and no partial files are left behind.
+// The plots are drawn from a profile alone where it has what they need: Xu and Hwang's (1995) SP2
+// (Table 4's ping-pong measurements, Eq. 5, the collective forms of Tables 5 and 6) gives the
+// ping-pong and collectives plots, as PNG and SVG, and no partial files are left behind.
 #include <gtest/gtest.h>
 
 #include <filesystem>

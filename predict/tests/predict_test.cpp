@@ -1,5 +1,5 @@
-// Early prediction checked against paper 003 by hand, and malformed spreadsheets rejected with
-// their line and column.
+// Early prediction checked against Xu and Hwang (1995) by hand, and malformed spreadsheets rejected
+// with their line and column.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -54,7 +54,7 @@ TEST(Stap, AptMatchesTable10) {
 }
 
 // Table 9's W and T_1 follow from Table 7; T_inf from the stated DOPs is 0.04 + 14.33 / 256.
-// (The paper prints 0.08 s, which these DOPs cannot give: see the README.)
+// (The paper prints 0.08 s, which these DOPs cannot give: see docs/validation.md.)
 TEST(Stap, Table9Metrics) {
   const Summary apt = stap("apt").summary();
   EXPECT_NEAR(apt.work_flop, 1446.88e6, 1);
@@ -115,8 +115,8 @@ TEST(Stap, RequirementsOfSection54) {
 }
 
 TEST(Prediction, MovesTimesAcrossMachinesByThePeakRatio) {
-  // The APT spreadsheet, measured on the SP2, predicted for the CM-5 (paper 000's MipsRatio:
-  // times scale by rate_SP2 / rate_CM5).
+  // The APT spreadsheet, measured on the SP2, predicted for the CM-5 (Shanmugam et al.'s (1995)
+  // MipsRatio: times scale by rate_SP2 / rate_CM5).
   PredictOptions options;
   options.reference_machines["ibm-sp2"] = sp2();
   profile::Profile cm5 = profile::read_profile("machines/cm-5.yaml");
@@ -137,7 +137,7 @@ TEST(Prediction, MovesTimesAcrossMachinesByThePeakRatio) {
   }
 }
 
-TEST(Prediction, Paper004LoopDistributionAndKernels) {
+TEST(Prediction, FahringerPozgajLoopDistributionAndKernels) {
   profile::Profile target = sp2();
   profile::Quantity add;
   add.value = 2e-9;

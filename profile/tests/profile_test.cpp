@@ -115,8 +115,8 @@ TEST(Profile, TranscribedProfilesReadAndRoundTrip) {
   }
 }
 
-// Paper 003: Eq. 5 and Tables 5 and 6 as `sonde show` prints them.
-TEST(Profile, ShowPrintsPaper003FormulasForTheSp2) {
+// Xu and Hwang 1995: Eq. 5 and Tables 5 and 6 as `sonde show` prints them.
+TEST(Profile, ShowPrintsXuHwangFormulasForTheSp2) {
   const std::string shown = format_profile(read_profile(kSp2));
   for (const char* formula : {"t = 46 + 0.035 m", "broadcast        (52 log n) + (0.029 log n) m",
                               "gather           (45 log n + 10) + (0.04 n - 0.04) m",
@@ -129,8 +129,8 @@ TEST(Profile, ShowPrintsPaper003FormulasForTheSp2) {
   }
 }
 
-// Worked by hand from paper 003: the barrier over 256 nodes is 94 * 8 + 10 = 762 us (section
-// 4.3); a 1 KiB broadcast on 64 nodes is 52 * 6 + 0.029 * 6 * 1024 = 490.2 us; a 4-byte
+// Worked by hand from Xu and Hwang 1995: the barrier over 256 nodes is 94 * 8 + 10 = 762 us
+// (section 4.3); a 1 KiB broadcast on 64 nodes is 52 * 6 + 0.029 * 6 * 1024 = 490.2 us; a 4-byte
 // point-to-point message is 46 + 0.035 * 4 = 46.14 us.
 TEST(Profile, Sp2FormulasEvaluateAsThePaperSays) {
   const Profile p = read_profile(kSp2);
@@ -142,7 +142,7 @@ TEST(Profile, Sp2FormulasEvaluateAsThePaperSays) {
   EXPECT_NEAR(require_peak_flops(p, kSp2).value, 266e6, 1);
 }
 
-TEST(Profile, SgiProfileHoldsPaper002Values) {
+TEST(Profile, SgiProfileHoldsAmatoValues) {
   const Profile p = read_profile(kSgi);
   ASSERT_TRUE(p.contention && p.contention->qsm && p.contention->f1);
   EXPECT_DOUBLE_EQ(p.contention->qsm->g1_max.value, 5.35e-6);
