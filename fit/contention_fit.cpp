@@ -184,6 +184,7 @@ std::optional<profile::CounterWeights> fit_function(const std::string& name,
   std::vector<double> index(rows.size());
   for (std::size_t i = 0; i < index.size(); ++i) index[i] = static_cast<double>(i);
   std::vector<Interval> intervals;
+  std::string interval_note;
   try {
     const auto fitted = [&](const std::vector<double>& x, const std::vector<double>& y) {
       std::vector<std::map<std::string, double>> sample;
@@ -197,10 +198,13 @@ std::optional<profile::CounterWeights> fit_function(const std::string& name,
     };
     BootstrapOptions options;
     options.resamples = 100;
-    const auto raw = bootstrap_intervals(index, seconds, fitted, options);
+    BootstrapReport report;
+    const auto raw = bootstrap_intervals(index, seconds, fitted, options, &report);
     for (const auto& r : raw) intervals.push_back(Interval{r.low, r.high, r.level});
-  } catch (const Error&) {
-    // Too few distinct experiments to resample: the weights stand without intervals.
+    interval_note = report.note();
+  } catch (const Error& e) {
+    // Too few distinct experiments to resample: the weights stand without intervals, and say so.
+    interval_note = fmt::format("; no bootstrap interval: {}", e.what());
   }
   profile::CounterWeights out;
   for (std::size_t j = 0; j < terms.size(); ++j) {
@@ -211,8 +215,8 @@ std::optional<profile::CounterWeights> fit_function(const std::string& name,
     q.origin = Origin::fitted;
     q.quality = quality;
     q.sources = sources;
-    q.note = fmt::format("seconds per {} event; relative least squares on {} ({} counts)", terms[j],
-                         subset_text, counts_source);
+    q.note = fmt::format("seconds per {} event; relative least squares on {} ({} counts){}",
+                         terms[j], subset_text, counts_source, interval_note);
     if (j < intervals.size() && intervals[j].high >= intervals[j].low) q.interval = intervals[j];
     out[terms[j]] = q;
   }
@@ -331,13 +335,29 @@ ContentionFit fit_contention(const ContentionInput& input) {
     const std::string subset = fmt::format("p{}.*.dram.-E with memory traffic", P);
     c.f2 = fit_function("f2", memory_traffic, {"llc_misses", "llc_writebacks"}, 1.0, subset,
                         input.counts_source, out.not_fitted);
-    c.f3 = fit_function("f3", memory_traffic, {"llc_misses", "llc_writebacks"}, per_node, subset,
-                        input.counts_source, out.not_fitted);
-    if (c.f3 && per_node == P) {
-      for (auto& [term, q] : *c.f3) {
-        q.note += fmt::format(
-            "; one NUMA node serves all {} threads, so this is F2's weight over {}", P, P);
+    if (per_node == P) {
+      // One NUMA node serves all P threads: F3's counts are F2's times P, so its weights are F2's
+      // over P by construction. That is derived, not a second fit of the same data.
+      if (c.f2) {
+        c.f3 = profile::CounterWeights{};
+        for (const auto& [term, f2] : *c.f2) {
+          Quantity q = f2;
+          q.value = f2.value / P;
+          if (f2.interval)
+            q.interval = Interval{f2.interval->low / P, f2.interval->high / P, f2.interval->level};
+          q.origin = Origin::derived;
+          q.quality.reset();
+          q.note = fmt::format(
+              "derived: F2's weight over {}, as one NUMA node serves all {} threads", P, P);
+          (*c.f3)[term] = q;
+        }
+      } else {
+        out.not_fitted.push_back(
+            "contention.f3: on one NUMA node F3 is F2 over the threads, and F2 was not fitted");
       }
+    } else {
+      c.f3 = fit_function("f3", memory_traffic, {"llc_misses", "llc_writebacks"}, per_node, subset,
+                          input.counts_source, out.not_fitted);
     }
   } else {
     out.not_fitted.push_back("contention.f2, contention.f3: need two or more cores");

@@ -220,8 +220,10 @@ CollectiveFit fit_collective(const std::vector<CollectivePoint>& points, const s
 std::vector<SegmentIntervals> hockney_intervals(const HockneyFit& fit,
                                                 const std::vector<double>& bytes,
                                                 const std::vector<double>& seconds,
-                                                const model::BootstrapOptions& options) {
+                                                const model::BootstrapOptions& options,
+                                                model::BootstrapReport* report) {
   std::vector<SegmentIntervals> result;
+  if (report) *report = {};
   for (const HockneySegment& segment : fit.segments) {
     std::vector<double> xs, ys;
     for (std::size_t i = 0; i < bytes.size(); ++i) {
@@ -229,6 +231,7 @@ std::vector<SegmentIntervals> hockney_intervals(const HockneyFit& fit,
         xs.push_back(bytes[i]), ys.push_back(seconds[i]);
       }
     }
+    model::BootstrapReport segment_report;
     const std::vector<model::Interval> intervals = model::bootstrap_intervals(
         xs, ys,
         [](const std::vector<double>& m, const std::vector<double>& t) {
@@ -236,7 +239,12 @@ std::vector<SegmentIntervals> hockney_intervals(const HockneyFit& fit,
           return std::vector<double>{line.segments[0].t0_seconds,
                                      line.segments[0].seconds_per_byte};
         },
-        options);
+        options, &segment_report);
+    if (report) {
+      report->resamples += segment_report.resamples;
+      report->failed += segment_report.failed;
+      if (report->first_failure.empty()) report->first_failure = segment_report.first_failure;
+    }
     result.push_back({intervals[0], intervals[1]});
   }
   return result;

@@ -70,6 +70,7 @@ struct SegmentIntervals {
 std::vector<SegmentIntervals> hockney_intervals(const HockneyFit& fit,
                                                 const std::vector<double>& bytes,
                                                 const std::vector<double>& seconds,
-                                                const model::BootstrapOptions& options = {});
+                                                const model::BootstrapOptions& options = {},
+                                                model::BootstrapReport* report = nullptr);
 
 }  // namespace sonde::fit

@@ -61,16 +61,21 @@ profile::Formula to_formula(const FormChoice& choice, const std::string& unit,
   f.sources = sources;
   f.note = note;
   std::vector<Interval> intervals;
-  if (!x.empty()) try {
-      f.quality =
-          FitQuality{choice.fit.mean_relative_error, choice.fit.max_relative_error, x.size()};
+  if (!x.empty()) {
+    f.quality = FitQuality{choice.fit.mean_relative_error, choice.fit.max_relative_error, x.size()};
+    try {
       BootstrapOptions options;
       options.resamples = 100;
-      for (const auto& i : form_intervals(choice.form, x, y, options)) {
+      BootstrapReport report;
+      for (const auto& i : form_intervals(choice.form, x, y, options, &report)) {
         intervals.push_back(Interval{i.low, i.high, i.level});
       }
-    } catch (const Error&) {
+      f.note += report.note();
+    } catch (const Error& e) {
+      // The terms stand without intervals; the profile says so rather than looking complete.
+      f.note += fmt::format("; no bootstrap interval: {}", e.what());
     }
+  }
   for (std::size_t j = 0; j < choice.form.basis.size(); ++j) {
     profile::Term term;
     term.basis = choice.form.basis[j].name;
@@ -327,15 +332,15 @@ void add_overheads(const std::vector<ResultFile>& files, profile::Profile& p) {
       const FormChoice choice = select_form(x, y, "overheads.forms." + key, 0.0, overhead_forms);
       p.overheads.forms[key] =
           to_formula(choice, "s", sources, "seconds per operation of one thread, n threads", x, y);
-    } catch (const Error&) {
+    } catch (const Error& e) {
       for (const SummaryRow* row : list) {
         p.overheads
             .operations[fmt::format("{}.threads_{}", key, row->params.value("threads", 1u))] =
             measured(*row, "s");
       }
       p.not_fitted.push_back(fmt::format(
-          "overheads.forms.{}: measured at {} thread count(s); c n + d and c log n + d need four",
-          key, x.size()));
+          "overheads.forms.{}: measured at {} thread count(s), kept as measured; no form: {}", key,
+          x.size(), e.what()));
     }
   }
 }
@@ -366,11 +371,16 @@ void add_mpi(const std::vector<ResultFile>& files, profile::Profile& p) {
   if (bytes.size() >= 3) {
     const HockneyFit fit = fit_hockney(bytes, seconds, "mpi.pingpong");
     std::vector<SegmentIntervals> intervals;
+    std::string interval_note;
     try {
       BootstrapOptions options;
       options.resamples = 100;
-      intervals = hockney_intervals(fit, bytes, seconds, options);
-    } catch (const Error&) {
+      BootstrapReport report;
+      intervals = hockney_intervals(fit, bytes, seconds, options, &report);
+      interval_note = report.note();
+    } catch (const Error& e) {
+      // The segments stand without intervals; each says why.
+      interval_note = fmt::format("; no bootstrap interval: {}", e.what());
     }
     for (std::size_t i = 0; i < fit.segments.size(); ++i) {
       const HockneySegment& s = fit.segments[i];
@@ -392,6 +402,8 @@ void add_mpi(const std::vector<ResultFile>& files, profile::Profile& p) {
                            quality,
                            {"mpi.pingpong"},
                            "1 / the fitted seconds per byte"};
+      out.t0.note += interval_note;
+      out.r_inf.note += interval_note;
       if (i < intervals.size()) {
         // t0 is positive by construction; a resample's negative intercept says the interval
         // reaches zero.

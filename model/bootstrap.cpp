@@ -1,5 +1,7 @@
 #include "model/bootstrap.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -12,7 +14,7 @@ std::vector<Interval> bootstrap_intervals(
     const std::vector<double>& x, const std::vector<double>& y,
     const std::function<std::vector<double>(const std::vector<double>&,
                                             const std::vector<double>&)>& estimate,
-    const BootstrapOptions& options) {
+    const BootstrapOptions& options, BootstrapReport* report) {
   if (x.size() != y.size() || x.empty()) {
     throw input_error("bootstrap", "needs as many values as points, and some");
   }
@@ -24,6 +26,7 @@ std::vector<Interval> bootstrap_intervals(
   std::vector<std::vector<double>> estimates;  // [parameter][resample]
   std::vector<double> xs(x.size()), ys(y.size());
   int failures = 0;
+  std::string first_failure;
   while (static_cast<int>(estimates.empty() ? 0 : estimates.front().size()) < options.resamples) {
     for (std::size_t i = 0; i < x.size(); ++i) {
       const std::size_t j = pick(random);
@@ -32,9 +35,13 @@ std::vector<Interval> bootstrap_intervals(
     std::vector<double> parameters;
     try {
       parameters = estimate(xs, ys);
-    } catch (const Error&) {
+    } catch (const Error& e) {
+      if (first_failure.empty()) first_failure = e.what();
       if (++failures > 10 * options.resamples) {
-        throw input_error("bootstrap", "the fit fails on most resamples: too few distinct points");
+        throw input_error("bootstrap",
+                          fmt::format("the fit fails on most resamples ({} of {}; "
+                                      "first: {}): too few distinct points",
+                                      failures, failures + options.resamples, first_failure));
       }
       continue;
     }
@@ -43,6 +50,7 @@ std::vector<Interval> bootstrap_intervals(
       estimates[p].push_back(parameters[p]);
     }
   }
+  if (report) *report = BootstrapReport{options.resamples, failures, first_failure};
   std::vector<Interval> intervals;
   const double tail = (1 - options.level) / 2;
   for (std::vector<double>& values : estimates) {
@@ -60,8 +68,8 @@ std::vector<Interval> bootstrap_intervals(
 }
 
 std::vector<Interval> form_intervals(const Form& form, const std::vector<double>& x,
-                                     const std::vector<double>& y,
-                                     const BootstrapOptions& options) {
+                                     const std::vector<double>& y, const BootstrapOptions& options,
+                                     BootstrapReport* report) {
   const bool power =
       std::any_of(form.basis.begin(), form.basis.end(), [](const Basis& b) { return b.power; });
   return bootstrap_intervals(
@@ -72,7 +80,15 @@ std::vector<Interval> form_intervals(const Form& form, const std::vector<double>
         if (power) parameters.push_back(fit.exponent);
         return parameters;
       },
-      options);
+      options, report);
+}
+
+std::string BootstrapReport::note() const {
+  if (failed == 0) return "";
+  return fmt::format(
+      "; {} of {} resamples failed ({}) and were drawn again: the interval is of "
+      "the resamples the fit could take",
+      failed, failed + resamples, first_failure);
 }
 
 }  // namespace sonde::model

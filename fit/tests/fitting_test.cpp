@@ -265,5 +265,33 @@ TEST(Bootstrap, HockneySegmentsGetIntervals) {
   EXPECT_TRUE(intervals.back().seconds_per_byte.contains(1 / 12e9));
 }
 
+TEST(Bootstrap, SaysHowManyResamplesFailedAndWhy) {
+  // A fit that fails whenever a resample holds fewer than three distinct points: on five points
+  // some resamples do, and the report must count them rather than drop them silently.
+  const std::vector<double> x{1, 2, 3, 4, 5}, y{2, 4, 6, 8, 10};
+  const auto estimate = [](const std::vector<double>& xs, const std::vector<double>& ys) {
+    std::vector<double> distinct = xs;
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    if (distinct.size() < 3) throw input_error("test fit", "fewer than three distinct points");
+    return std::vector<double>{ys[0] / xs[0]};
+  };
+  BootstrapOptions options;
+  options.resamples = 100;
+  BootstrapReport report;
+  bootstrap_intervals(x, y, estimate, options, &report);
+  EXPECT_EQ(report.resamples, 100);
+  EXPECT_GT(report.failed, 0);
+  EXPECT_NE(report.note().find("resamples failed (test fit: fewer than three distinct points)"),
+            std::string::npos)
+      << report.note();
+  BootstrapReport clean;
+  bootstrap_intervals(
+      x, y, [](const auto&, const auto& ys) { return std::vector<double>{ys[0]}; }, options,
+      &clean);
+  EXPECT_EQ(clean.failed, 0);
+  EXPECT_EQ(clean.note(), "");
+}
+
 }  // namespace
 }  // namespace sonde::fit

@@ -121,6 +121,20 @@ TEST(ContentionFit, RecoversF2AndScalesF3ByTheThreadsOfANode) {
   // F3 counts the misses of the two threads of one node: the same times, twice the counts.
   EXPECT_NEAR(fit.contention.f3->at("llc_misses").value,
               fit.contention.f2->at("llc_misses").value / 2, 1e-15);
+  EXPECT_EQ(fit.contention.f3->at("llc_misses").origin, profile::Origin::fitted);
+}
+
+TEST(ContentionFit, F3OnOneNumaNodeIsDerivedFromF2NotFitted) {
+  // One node serves all four threads: F3's counts are F2's times 4, its weights F2's over 4.
+  const ContentionFit fit = fit_contention(synthetic_machine(7, 4));
+  ASSERT_TRUE(fit.contention.f2 && fit.contention.f3);
+  for (const auto& [term, f3] : *fit.contention.f3) {
+    const profile::Quantity& f2 = fit.contention.f2->at(term);
+    EXPECT_EQ(f3.origin, profile::Origin::derived) << term;
+    EXPECT_DOUBLE_EQ(f3.value, f2.value / 4) << term;
+    EXPECT_FALSE(f3.quality) << term << ": a derived value has no fit quality of its own";
+    EXPECT_NE(f3.note.find("derived"), std::string::npos) << f3.note;
+  }
 }
 
 TEST(ContentionFit, TakesEachGFromTheExperimentThePaperNames) {
