@@ -9,12 +9,13 @@
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/result_format.hpp"
+#include "core/run_records.hpp"
 #include "core/units.hpp"
 #include "core/version.hpp"
 #include "fit/contention_fit.hpp"
 #include "fit/hockney.hpp"
 #include "fit/memory_levels.hpp"
-#include "fit/suite_summaries.hpp"
 #include "model/bootstrap.hpp"
 
 namespace sonde::fit {
@@ -28,7 +29,10 @@ using profile::Interval;
 using profile::Origin;
 using profile::Quantity;
 
-Quantity measured(const SummaryRow& row, const std::string& unit, const std::string& note = "") {
+namespace suite = result_format::suite;
+namespace counter = result_format::counter;
+
+Quantity measured(const Measurement& row, const std::string& unit, const std::string& note = "") {
   Quantity q;
   q.value = row.median;
   q.unit = unit;
@@ -87,32 +91,36 @@ profile::Formula to_formula(const FormChoice& choice, const std::string& unit,
   return f;
 }
 
-const nlohmann::json* first_context(const std::vector<ResultFile>& files) {
-  return files.empty() ? nullptr : &files.front().sonde_context();
+// A key of the run context that a fit needs, strictly: an input Error naming the suite's
+// context and the key, never a default.
+const nlohmann::json& required(const nlohmann::json& object, const char* key,
+                               const std::string& where) {
+  const auto it = object.find(key);
+  if (it == object.end() || it->is_null()) {
+    throw input_error(where, fmt::format("lacks '{}' (see docs/formats.md, Result files)", key));
+  }
+  return *it;
+}
+
+// The topology of a suite's run context.
+const nlohmann::json& topology_of(const RunRecords& run, const std::string& suite) {
+  return required(run.context(suite), "topology", suite + " results: context.sonde");
 }
 
 // --- compute ---
 
-void add_compute(const std::vector<ResultFile>& files, profile::Profile& p) {
-  const auto rows = summary_rows(files, "compute", {"flops_per_second", "seconds_per_operation"});
-  const SummaryRow* best_core = nullptr;
-  const SummaryRow* best_node = nullptr;
+void add_compute(const RunRecords& run, profile::Profile& p) {
+  const PeakRecord* best_core = nullptr;
+  const PeakRecord* best_node = nullptr;
   unsigned most_threads = 0;
-  for (const SummaryRow& row : rows) {
-    if (row.counter == "flops_per_second")
-      most_threads = std::max(most_threads, row.params.value("threads", 0u));
+  for (const PeakRecord& row : run.peaks) most_threads = std::max(most_threads, row.threads);
+  for (const PeakRecord& row : run.peaks) {
+    if (row.threads == 1 && (!best_core || row.median > best_core->median)) best_core = &row;
+    if (row.threads == most_threads && (!best_node || row.median > best_node->median))
+      best_node = &row;
   }
-  for (const SummaryRow& row : rows) {
-    if (row.counter == "flops_per_second") {
-      const unsigned threads = row.params.value("threads", 0u);
-      if (threads == 1 && (!best_core || row.median > best_core->median)) best_core = &row;
-      if (threads == most_threads && (!best_node || row.median > best_node->median))
-        best_node = &row;
-    } else if (row.params.value("part", "") == "kernels") {
-      const std::string key =
-          fmt::format("{}.{}", row.params.value("operation", "?"), row.params.value("mode", "?"));
-      p.compute.kernels[key] = measured(row, "s");
-    }
+  for (const KernelRecord& row : run.kernels) {
+    p.compute.kernels[fmt::format("{}.{}", row.operation, row.mode)] = measured(row, "s");
   }
   if (best_core) {
     p.compute.peak_flops_per_core =
@@ -126,15 +134,15 @@ void add_compute(const std::vector<ResultFile>& files, profile::Profile& p) {
 
 // --- memory ---
 
-void add_memory(const std::vector<ResultFile>& files, profile::Profile& p) {
-  const MemorySummary summary = summarize_memory(files);
+void add_memory(const RunRecords& run, profile::Profile& p) {
+  const MemorySummary summary = summarize_memory(run.files);
   // The latency curve of the dependent random chase on base pages.
   std::vector<std::pair<double, double>> curve;
-  for (const SummaryRow& row : summary_rows(files, "memory", {"seconds_per_load"})) {
+  for (const LatencyRecord& row : run.latency) {
     // The coarse probe ran first to size the run; the sweep is what the fit reads.
-    if (row.params.value("pattern", "") == "random" &&
-        row.params.value("page_policy", "") == "base" && row.params.value("part", "") != "probe") {
-      curve.emplace_back(row.params.value("working_set_bytes", 0.0), row.median);
+    if (row.pattern == "random" && row.page_policy == "base" &&
+        row.part != result_format::part::probe) {
+      curve.emplace_back(static_cast<double>(row.working_set_bytes), row.median);
     }
   }
   std::sort(curve.begin(), curve.end());
@@ -143,28 +151,31 @@ void add_memory(const std::vector<ResultFile>& files, profile::Profile& p) {
     sizes.push_back(bytes);
     latencies.push_back(seconds);
   }
-  const nlohmann::json* context = first_context(files);
+  const nlohmann::json& context = run.context(suite::memory);
+  const std::string where = "memory results: context.sonde.topology.caches";
   std::map<std::string, std::uint64_t> line_bytes;
   std::map<std::string, int> ways;               // hwloc: -1 fully associative, 0 unknown
   std::map<std::string, std::uint64_t> claimed;  // hwloc's capacity per instance
-  if (context && context->contains("topology")) {
-    for (const auto& cache : (*context)["topology"].value("caches", nlohmann::json::array())) {
-      line_bytes[cache.value("name", "")] = cache.value("line_bytes", 0u);
-      ways[cache.value("name", "")] = cache.value("associativity", 0);
-      if (cache.value("kind", "") != "instruction")
-        claimed[cache.value("name", "")] = cache.value("size_bytes", std::uint64_t{0});
-    }
+  for (const auto& cache : required(topology_of(run, suite::memory), "caches", where)) {
+    const auto name = required(cache, "name", where).get<std::string>();
+    line_bytes[name] = required(cache, "line_bytes", where).get<std::uint64_t>();
+    ways[name] = required(cache, "associativity", where).get<int>();
+    if (required(cache, "kind", where) != "instruction")
+      claimed[name] = required(cache, "size_bytes", where).get<std::uint64_t>();
   }
   // The run sized some levels from its latency probe: the profile keeps hwloc's claim beside
   // what the data says, and names the levels the probe did not see at all.
-  if (context && context->contains("sizing")) {
-    for (const auto& level : (*context)["sizing"].value("levels", nlohmann::json::array())) {
-      if (level.value("seen", true)) continue;
+  if (context.contains("sizing")) {
+    const std::string at = "memory results: context.sonde.sizing";
+    const nlohmann::json& sizing = context["sizing"];
+    for (const auto& level : required(sizing, "levels", at)) {
+      if (required(level, "seen", at).get<bool>()) continue;
       p.not_fitted.push_back(fmt::format(
           "memory.{}: hwloc claims {} per instance, but the run's latency probe (up to {}) shows "
           "no step for it; measured as if it were not there",
-          level.value("name", ""), format_bytes(level.value("hwloc_bytes", 0.0)),
-          format_bytes((*context)["sizing"].value("probed_up_to_bytes", 0.0))));
+          required(level, "name", at).get<std::string>(),
+          format_bytes(required(level, "hwloc_bytes", at).get<double>()),
+          format_bytes(required(sizing, "probed_up_to_bytes", at).get<double>())));
     }
   }
   for (std::size_t i = 0; i < summary.levels.size(); ++i) {
@@ -228,77 +239,65 @@ void add_memory(const std::vector<ResultFile>& files, profile::Profile& p) {
 
 // --- contention ---
 
-void add_contention(const std::vector<ResultFile>& files, profile::Profile& p) {
+void add_contention(const RunRecords& run, profile::Profile& p) {
   ContentionInput input;
-  const auto rows =
-      summary_rows(files, "contention", {"seconds_per_access", "seconds_per_operation"});
   bool papi = false;
-  for (const SummaryRow& row : rows) {
+  for (const ContentionAccessRecord& row : run.contention_access) {
     for (const auto& [name, value] : row.counters) papi = papi || name.rfind("papi.", 0) == 0;
   }
   input.counts_source = papi ? "papi" : "derived";
   const std::string prefix = input.counts_source + ".";
-  for (const SummaryRow& row : rows) {
-    const auto& params = row.params;
-    if (params.value("part", "") == "access") {
-      AccessPoint a;
-      a.name = row.name;
-      a.threads = params.value("threads", 1u);
-      a.stride_words = params.value("stride_words", 1u);
-      a.level = params.value("level_target", "");
-      a.store = params.value("access", "") == "store";
-      a.concurrent = params.value("sharing", "") == "concurrent";
-      a.seconds = row.median;
-      a.seconds_min = row.min;
-      a.seconds_max = row.max;
-      for (const auto& [name, value] : row.counters) {
-        const std::string suffix = "_per_access";
-        if (name.rfind(prefix, 0) == 0 && name.size() > prefix.size() + suffix.size() &&
-            name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
-          a.counts[name.substr(prefix.size(), name.size() - prefix.size() - suffix.size())] = value;
-        }
+  for (const ContentionAccessRecord& row : run.contention_access) {
+    // The headline of an access experiment is its time per access; another is no experiment.
+    if (row.counter != counter::seconds_per_access) continue;
+    AccessPoint a;
+    a.name = row.name;
+    a.threads = row.threads;
+    a.stride_words = row.stride_words;
+    a.level = row.level_target;
+    a.store = row.store;
+    a.concurrent = row.concurrent;
+    a.seconds = row.median;
+    a.seconds_min = row.min;
+    a.seconds_max = row.max;
+    for (const auto& [name, value] : row.counters) {
+      const std::string suffix = "_per_access";
+      if (name.rfind(prefix, 0) == 0 && name.size() > prefix.size() + suffix.size() &&
+          name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        a.counts[name.substr(prefix.size(), name.size() - prefix.size() - suffix.size())] = value;
       }
-      input.access.push_back(a);
-    } else if (params.value("part", "") == "one-word") {
-      input.one_word.push_back({row.name, params.value("threads", 1u),
-                                params.value("operation", ""), row.median, row.min, row.max});
     }
+    input.access.push_back(a);
+  }
+  for (const OneWordRecord& row : run.one_word) {
+    input.one_word.push_back({row.name, row.threads, row.operation, row.median, row.min, row.max});
   }
   if (input.access.empty() && input.one_word.empty()) return;
-  const nlohmann::json* context = first_context(files);
-  if (context && context->contains("topology")) {
-    const auto& topology = (*context)["topology"];
-    const unsigned cores = topology.value("cores", 0u);
-    const std::size_t nodes = topology.value("numa_nodes", nlohmann::json::array()).size();
-    if (nodes > 1) input.threads_per_numa_node = static_cast<unsigned>(cores / nodes);
-    for (const auto& cache : topology.value("caches", nlohmann::json::array())) {
-      if (cache.value("line_bytes", 0u) > 0) input.line_words = cache.value("line_bytes", 64u) / 8;
-    }
+  const std::string where = "contention results: context.sonde.topology";
+  const nlohmann::json& topology = topology_of(run, suite::contention);
+  const auto cores = required(topology, "cores", where).get<unsigned>();
+  const std::size_t nodes = required(topology, "numa_nodes", where).size();
+  if (nodes > 1) input.threads_per_numa_node = static_cast<unsigned>(cores / nodes);
+  for (const auto& cache : required(topology, "caches", where)) {
+    const auto line = required(cache, "line_bytes", where).get<unsigned>();
+    if (line > 0) input.line_words = line / 8;
   }
   ContentionFit fit = fit_contention(input);
   p.contention = fit.contention;
   // F3's banks are the NUMA nodes whose memory the experiments bound (one where hwloc sees none).
   if (p.contention && (p.contention->f3 || p.contention->dxbsp)) {
-    std::size_t nodes = 1;
-    if (context && context->contains("topology"))
-      nodes = std::max<std::size_t>(
-          1, (*context)["topology"].value("numa_nodes", nlohmann::json::array()).size());
-    p.contention->banks = nodes;
+    p.contention->banks = std::max<std::size_t>(1, nodes);
   }
   p.not_fitted.insert(p.not_fitted.end(), fit.not_fitted.begin(), fit.not_fitted.end());
 }
 
 // --- overheads ---
 
-void add_overheads(const std::vector<ResultFile>& files, profile::Profile& p) {
-  // The first counter each benchmark has: the context switch's per switch (its round trip is two
-  // switches), the pipe latency's per round trip (Xu and Hwang's (1995) Table 2 column is the round
-  // trip).
-  const auto rows = summary_rows(files, "overhead",
-                                 {"seconds_per_switch", "seconds_per_round_trip",
-                                  "seconds_per_operation", "bytes_per_second"});
-  std::map<std::string, std::vector<const SummaryRow*>> by_threads;
-  for (const SummaryRow& row : rows) {
+void add_overheads(const RunRecords& run, profile::Profile& p) {
+  // Each benchmark's headline (core/run_records): the context switch's per switch (its round trip
+  // is two switches), the pipe latency's per round trip (Xu and Hwang's (1995) Table 2 column).
+  std::map<std::string, std::vector<const OverheadRecord*>> by_threads;
+  for (const OverheadRecord& row : run.overheads) {
     const std::string& n = row.name;
     // Xu and Hwang (1995), Tables 2 and 3, in the words of their columns.
     if (n == "overhead.process.fork_exit_wait") {
@@ -313,8 +312,8 @@ void add_overheads(const std::vector<ResultFile>& files, profile::Profile& p) {
       p.overheads.operations["pipe_bandwidth"] = measured(row, "B/s");
     } else if (n == "overhead.sync.mutex_uncontended") {
       p.overheads.operations["thread_lock"] = measured(row, "s");
-    } else if (row.params.value("part", "") == "sync" && row.params.contains("threads")) {
-      by_threads[row.params.value("operation", "")].push_back(&row);
+    } else if (row.part == result_format::part::sync && row.threads) {
+      by_threads[row.operation].push_back(&row);
     }
   }
   // Xu and Hwang (1995), section 3.2 (3): t = c n + d or c log n + d over the number of threads.
@@ -322,8 +321,8 @@ void add_overheads(const std::vector<ResultFile>& files, profile::Profile& p) {
   for (const auto& [operation, list] : by_threads) {
     std::vector<double> x, y;
     std::vector<std::string> sources;
-    for (const SummaryRow* row : list) {
-      x.push_back(row->params.value("threads", 1.0));
+    for (const OverheadRecord* row : list) {
+      x.push_back(*row->threads);
       y.push_back(row->median);
       sources.push_back(row->name);
     }
@@ -333,9 +332,8 @@ void add_overheads(const std::vector<ResultFile>& files, profile::Profile& p) {
       p.overheads.forms[key] =
           to_formula(choice, "s", sources, "seconds per operation of one thread, n threads", x, y);
     } catch (const Error& e) {
-      for (const SummaryRow* row : list) {
-        p.overheads
-            .operations[fmt::format("{}.threads_{}", key, row->params.value("threads", 1u))] =
+      for (const OverheadRecord* row : list) {
+        p.overheads.operations[fmt::format("{}.threads_{}", key, *row->threads)] =
             measured(*row, "s");
       }
       p.not_fitted.push_back(fmt::format(
@@ -347,24 +345,22 @@ void add_overheads(const std::vector<ResultFile>& files, profile::Profile& p) {
 
 // --- MPI ---
 
-void add_mpi(const std::vector<ResultFile>& files, profile::Profile& p) {
-  const auto rows = summary_rows(files, "mpi", {"seconds_per_message", "seconds_per_operation"});
+void add_mpi(const RunRecords& run, profile::Profile& p) {
   std::vector<double> bytes, seconds;
-  std::vector<const SummaryRow*> pingpong;
-  for (const SummaryRow& row : rows) {
-    if (row.params.value("part", "") == "pingpong") pingpong.push_back(&row);
+  std::vector<const PingPongRecord*> pingpong;
+  for (const PingPongRecord& row : run.pingpong) {
+    if (row.counter == counter::seconds_per_message) pingpong.push_back(&row);
   }
-  std::sort(pingpong.begin(), pingpong.end(), [](const SummaryRow* a, const SummaryRow* b) {
-    return a->params.value("message_bytes", 0.0) < b->params.value("message_bytes", 0.0);
+  std::sort(pingpong.begin(), pingpong.end(), [](const PingPongRecord* a, const PingPongRecord* b) {
+    return a->message_bytes < b->message_bytes;
   });
   profile::PointToPoint pp;
-  for (const SummaryRow* row : pingpong) {
-    bytes.push_back(row->params.value("message_bytes", 0.0));
+  for (const PingPongRecord* row : pingpong) {
+    bytes.push_back(static_cast<double>(row->message_bytes));
     seconds.push_back(row->median);
     profile::PointToPointMeasurement m;
     m.bytes = bytes.back();
-    const auto ranks = row->params.value("ranks", nlohmann::json::array());
-    if (ranks.size() == 2) m.ranks = ranks[1].get<std::uint64_t>() + 1;
+    m.ranks = row->ranks[1] + 1;
     m.time = measured(*row, "s", "half a round trip: median of the repetitions");
     pp.measurements.push_back(m);
   }
@@ -432,12 +428,11 @@ void add_mpi(const std::vector<ResultFile>& files, profile::Profile& p) {
   std::map<std::string, std::vector<CollectivePoint>> points;
   std::map<std::string, std::vector<std::string>> sources;
   std::set<double> all_ranks;
-  for (const SummaryRow& row : rows) {
-    if (row.params.value("part", "") != "collectives") continue;
-    std::string op = row.params.value("operation", "");
+  for (const CollectiveRecord& row : run.collectives) {
+    std::string op = row.operation;
     if (op == "bcast") op = "broadcast";
-    const double ranks = row.params.value("communicator_ranks", 0.0);
-    points[op].push_back({ranks, row.params.value("message_bytes", 0.0), row.median});
+    const double ranks = row.communicator_ranks;
+    points[op].push_back({ranks, static_cast<double>(row.message_bytes), row.median});
     sources[op].push_back(row.name);
     all_ranks.insert(ranks);
   }
@@ -534,6 +529,7 @@ namespace {
 // result's context.sonde.noise): the values taken from them say so in their note, so that a profile
 // of a shared machine does not pass noisy figures off as steady ones.
 void flag_noisy(const std::vector<ResultFile>& files, profile::Profile& p) {
+  // context.sonde.noise is optional: results written before the noise check have none.
   std::vector<std::string> noisy;
   double threshold = 0;
   for (const ResultFile& file : files) {
@@ -580,6 +576,12 @@ void flag_noisy(const std::vector<ResultFile>& files, profile::Profile& p) {
 profile::Profile build_profile(const std::vector<ResultFile>& files,
                                const std::string& machine_name,
                                const std::filesystem::path& run_folder) {
+  return build_profile(read_run_records(files), machine_name, run_folder);
+}
+
+profile::Profile build_profile(const RunRecords& run, const std::string& machine_name,
+                               const std::filesystem::path& run_folder) {
+  const std::vector<ResultFile>& files = run.files;
   if (files.empty()) throw input_error(run_folder.string(), "no result files to fit");
   profile::Profile p;
   const nlohmann::json& context = files.front().sonde_context();
@@ -618,14 +620,15 @@ profile::Profile build_profile(const std::vector<ResultFile>& files,
       if (!hosts.empty()) p.machine.nodes = hosts.size();
     }
   }
-  if (has_suite(files, "compute")) add_compute(files, p);
-  if (has_suite(files, "memory")) add_memory(files, p);
-  if (has_suite(files, "contention")) add_contention(files, p);
-  if (has_suite(files, "overhead")) add_overheads(files, p);
-  if (has_suite(files, "mpi")) add_mpi(files, p);
+  if (run.has(suite::compute)) add_compute(run, p);
+  if (run.has(suite::memory)) add_memory(run, p);
+  if (run.has(suite::contention)) add_contention(run, p);
+  if (run.has(suite::overhead)) add_overheads(run, p);
+  if (run.has(suite::mpi)) add_mpi(run, p);
   flag_noisy(files, p);
-  for (const char* suite : {"memory", "contention", "overhead", "compute", "mpi"}) {
-    if (!has_suite(files, suite)) p.not_fitted.push_back(fmt::format("{}: suite not run", suite));
+  for (const char* name :
+       {suite::memory, suite::contention, suite::overhead, suite::compute, suite::mpi}) {
+    if (!run.has(name)) p.not_fitted.push_back(fmt::format("{}: suite not run", name));
   }
   return p;
 }

@@ -10,27 +10,20 @@
 #include <vector>
 
 #include "core/results.hpp"
+#include "core/run_records.hpp"
 
 namespace sonde::fit {
 
 bool has_suite(const std::vector<ResultFile>& files, const std::string& suite);
 
-// One benchmark's headline: its median over repetitions and their spread.
-struct SummaryRow {
-  std::string name;  // the registered name, e.g. "overhead.pipe.latency"
-  nlohmann::json params;
-  std::string counter;  // which counter: "seconds_per_message", "flops_per_second", ...
-  double median = 0;
-  double min = 0;
-  double max = 0;
-  double cv = 0;
-  std::map<std::string, double> counters;  // every counter of the median entry (counts, cycles)
-};
+std::string format_contention_summary(const RunRecords& run);
+std::string format_overhead_summary(const RunRecords& run);
+std::string format_compute_summary(const RunRecords& run);
+std::string format_mpi_summary(const RunRecords& run);
+// Every headline of a suite: name, params, counter, median, min, max, cv.
+nlohmann::json suite_summary_json(const RunRecords& run, const std::string& suite);
 
-// The rows of a suite, one per benchmark, with the first of `counters` that it has.
-std::vector<SummaryRow> summary_rows(const std::vector<ResultFile>& files, const std::string& suite,
-                                     const std::vector<std::string>& counters);
-
+// The same, reading the files' records first.
 std::string format_contention_summary(const std::vector<ResultFile>& files);
 std::string format_overhead_summary(const std::vector<ResultFile>& files);
 std::string format_compute_summary(const std::vector<ResultFile>& files);

@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "core/program.hpp"
+#include "core/result_format.hpp"
 
 namespace sonde::plot {
 
@@ -85,23 +86,14 @@ std::string us(double seconds) { return fmt::format("{:.3g}", seconds * 1e6); }
 
 // --- latency against working set ---
 
-std::vector<std::filesystem::path> latency_plot(const profile::Profile& p,
-                                                const std::vector<ResultFile>& files,
+std::vector<std::filesystem::path> latency_plot(const profile::Profile& p, const RunRecords& run,
                                                 const std::filesystem::path& folder) {
   std::map<std::string, Series> curves;  // by variant
-  for (const ResultFile& file : files) {
-    for (const BenchmarkRecord& r : file.benchmarks) {
-      if (r.aggregate_name != "median" || !r.params.is_object() ||
-          r.params.value("suite", "") != "memory" || !r.counter("seconds_per_load")) {
-        continue;
-      }
-      const std::string variant =
-          r.params.value("part", "") == "probe"
-              ? "the probe that sized the run"
-              : r.params.value("pattern", "") + ", " + r.params.value("page_policy", "") + " pages";
-      curves[variant].emplace_back(r.params.value("working_set_bytes", 0.0),
-                                   *r.counter("seconds_per_load") * 1e9);
-    }
+  for (const LatencyRecord& r : run.latency) {
+    const std::string variant = r.part == result_format::part::probe
+                                    ? "the probe that sized the run"
+                                    : r.pattern + ", " + r.page_policy + " pages";
+    curves[variant].emplace_back(static_cast<double>(r.working_set_bytes), r.median * 1e9);
   }
   if (curves.empty()) return {};
   std::vector<Layer> layers;
@@ -236,24 +228,17 @@ std::vector<std::filesystem::path> pingpong_plot(const profile::Profile& p,
 // --- collectives against n ---
 
 std::vector<std::filesystem::path> collectives_plot(const profile::Profile& p,
-                                                    const std::vector<ResultFile>& files,
+                                                    const RunRecords& run,
                                                     const std::filesystem::path& folder) {
   if (p.collectives.empty()) return {};
   const double bytes = 1024;  // the size the sized collectives are drawn at
   std::map<std::string, Series> measured;
-  for (const ResultFile& file : files) {
-    for (const BenchmarkRecord& r : file.benchmarks) {
-      if (r.aggregate_name != "median" || !r.params.is_object() ||
-          r.params.value("part", "") != "collectives")
-        continue;
-      std::string op = r.params.value("operation", "");
-      if (op == "bcast") op = "broadcast";
-      if (r.params.contains("message_bytes") && r.params.value("message_bytes", 0.0) != bytes)
-        continue;
-      if (const auto t = r.counter("seconds_per_operation")) {
-        measured[op].emplace_back(r.params.value("communicator_ranks", 0.0), *t * 1e6);
-      }
-    }
+  for (const CollectiveRecord& r : run.collectives) {
+    std::string op = r.operation;
+    if (op == "bcast") op = "broadcast";
+    // The barrier moves no message (0 bytes); every other operation is drawn at `bytes`.
+    if (r.message_bytes != 0 && static_cast<double>(r.message_bytes) != bytes) continue;
+    measured[op].emplace_back(static_cast<double>(r.communicator_ranks), r.median * 1e6);
   }
   std::vector<Layer> layers;
   int color = 1;
@@ -294,14 +279,20 @@ std::vector<std::filesystem::path> collectives_plot(const profile::Profile& p,
 std::vector<std::filesystem::path> plot_profile(const profile::Profile& profile,
                                                 const std::vector<ResultFile>& files,
                                                 const std::filesystem::path& folder) {
+  return plot_profile(profile, read_run_records(files), folder);
+}
+
+std::vector<std::filesystem::path> plot_profile(const profile::Profile& profile,
+                                                const RunRecords& run,
+                                                const std::filesystem::path& folder) {
   if (!on_path("gnuplot")) {
     std::cerr << "plots: gnuplot is not on the PATH; the profile was written without plots\n";
     return {};
   }
   std::filesystem::create_directories(folder);
   std::vector<std::filesystem::path> written;
-  for (auto part : {latency_plot(profile, files, folder), bandwidth_plot(profile, folder),
-                    pingpong_plot(profile, folder), collectives_plot(profile, files, folder)}) {
+  for (auto part : {latency_plot(profile, run, folder), bandwidth_plot(profile, folder),
+                    pingpong_plot(profile, folder), collectives_plot(profile, run, folder)}) {
     written.insert(written.end(), part.begin(), part.end());
   }
   return written;

@@ -16,12 +16,17 @@
 #include <vector>
 
 #include "core/results.hpp"
+#include "core/run_records.hpp"
 #include "profile/profile.hpp"
 
 namespace sonde::plot {
 
 // Writes the plots the profile and its results have data for into `folder` (each file atomically)
 // and returns their paths. Without gnuplot on the PATH it writes none and says so on stderr.
+std::vector<std::filesystem::path> plot_profile(const profile::Profile& profile,
+                                                const RunRecords& run,
+                                                const std::filesystem::path& folder);
+// The same, reading the files' records first.
 std::vector<std::filesystem::path> plot_profile(const profile::Profile& profile,
                                                 const std::vector<ResultFile>& files,
                                                 const std::filesystem::path& folder);

@@ -172,6 +172,48 @@ TEST(ContentionFit, SaysWhatItCouldNotFit) {
       << fit.not_fitted.front();
 }
 
+TEST(ProfileBuilder, AResultLackingAKeyIsAnErrorNotADefault) {
+  // An access experiment whose params say "thread_count" where the format says "threads": the
+  // profile builder used to read it as one thread and fit F1 from a two-thread run.
+  nlohmann::json benchmarks = nlohmann::json::array();
+  for (const char* aggregate : {"median", "min", "max"}) {
+    benchmarks.push_back({{"name", std::string("contention/p2.s8.dram.SE_") + aggregate},
+                          {"run_name", "contention/p2.s8.dram.SE"},
+                          {"run_type", "aggregate"},
+                          {"aggregate_name", aggregate},
+                          {"iterations", 3},
+                          {"real_time", 1.0},
+                          {"cpu_time", 1.0},
+                          {"time_unit", "ns"},
+                          {"seconds_per_access", 4e-9},
+                          {"params",
+                           {{"suite", "contention"},
+                            {"part", "access"},
+                            {"thread_count", 2},
+                            {"stride_words", 8},
+                            {"level_target", "dram"},
+                            {"access", "store"},
+                            {"sharing", "exclusive"}}}});
+  }
+  const nlohmann::json document = {
+      {"context",
+       {{"sonde",
+         {{"suite", "contention"},
+          {"host", "h"},
+          {"topology",
+           {{"cores", 2}, {"numa_nodes", nlohmann::json::array({0})}, {"caches", {}}}}}}}},
+      {"benchmarks", benchmarks}};
+  const ResultFile file = parse_result_json(document.dump(), "contention-access.json");
+  try {
+    build_profile(std::vector<ResultFile>{file}, "m", "run");
+    FAIL() << "a missing parameter was read as a default";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("contention-access.json"), std::string::npos) << message;
+    EXPECT_NE(message.find("'threads'"), std::string::npos) << message;
+  }
+}
+
 TEST(FitWeights, NeverReturnsANegativeWeight) {
   // The second count costs nothing; with noise its weight would come out negative half the time.
   // Five draws of the noise: whichever sign the unconstrained fit gives b, no weight is negative.

@@ -6,11 +6,14 @@
 #include <cmath>
 #include <numeric>
 
+#include "core/result_format.hpp"
 #include "microbench/compute/compute_kernels.hpp"
 #include "microbench/hardware_counters.hpp"
 #include "microbench/thread_team.hpp"
 
 namespace sonde::microbench {
+
+namespace param = result_format::param;  // the keys readers rely on
 namespace {
 
 using benchmark::Counter;
@@ -71,15 +74,15 @@ void register_compute_suite(const ComputeSuitePlan& plan, const Topology& topolo
           }
         };
         register_benchmark(registry, name, run,
-                           {{"suite", "compute"},
-                            {"part", "peak"},
-                            {"kernel", "peak_fma"},
-                            {"unit", unit.name},
+                           {{param::suite, "compute"},
+                            {param::part, "peak"},
+                            {param::kernel, "peak_fma"},
+                            {param::unit, unit.name},
                             {"vector_doubles", unit.vector_doubles},
                             {"fused", unit.fused},
                             {"accumulators", kPeakAccumulators},
                             {"flops_per_instruction", unit.vector_doubles * 2},
-                            {"threads", threads},
+                            {param::threads, threads},
                             {"cores", cores},
                             {"counts", count_sources(std::nullopt, kRegisterOnly)}},
                            plan.repetitions, plan.min_time_seconds)
@@ -112,15 +115,15 @@ void register_compute_suite(const ComputeSuitePlan& plan, const Topology& topolo
           record_counts(state, events, "operation", operations_per_iteration, std::nullopt);
         };
         register_benchmark(registry, name, run,
-                           {{"suite", "compute"},
-                            {"part", "kernels"},
-                            {"kernel", "operation"},
-                            {"operation", info.name},
-                            {"mode", mode},
+                           {{param::suite, "compute"},
+                            {param::part, "kernels"},
+                            {param::kernel, "operation"},
+                            {param::operation, info.name},
+                            {param::mode, mode},
                             {"chain", latency ? info.latency_chain : info.throughput_chain},
                             {"independent_chains", latency ? 1 : kThroughputChains},
-                            {"counted_flops", info.counted_flops},
-                            {"threads", 1},
+                            {param::counted_flops, info.counted_flops},
+                            {param::threads, 1},
                             {"cores", {0}},
                             {"counts", count_sources(std::nullopt, kRegisterOnly)}},
                            plan.repetitions, plan.min_time_seconds)

@@ -14,12 +14,15 @@
 #endif
 
 #include "core/error.hpp"
+#include "core/result_format.hpp"
 #include "microbench/hardware_counters.hpp"
 #include "microbench/memory/memory_kernels.hpp"
 #include "microbench/page_buffer.hpp"
 #include "microbench/thread_team.hpp"
 
 namespace sonde::microbench {
+
+namespace param = result_format::param;  // the keys readers rely on
 namespace {
 
 using benchmark::Counter;
@@ -148,20 +151,20 @@ void register_access(const ContentionSuitePlan& plan, const Topology& topology,
                             threads * static_cast<double>(touched * passes), derived);
             };
             register_benchmark(registry, name, run,
-                               {{"suite", "contention"},
-                                {"part", "access"},
-                                {"kernel", store ? "strided_write" : "strided_read"},
+                               {{param::suite, "contention"},
+                                {param::part, "access"},
+                                {param::kernel, store ? "strided_write" : "strided_read"},
                                 {"experiment", code},
-                                {"threads", threads},
+                                {param::threads, threads},
                                 {"cores", cores},
-                                {"stride_words", stride},
+                                {param::stride_words, stride},
                                 {"word_bytes", 8},
-                                {"level_target", level},
-                                {"access", store ? "store" : "load"},
-                                {"sharing", concurrent ? "concurrent" : "exclusive"},
+                                {param::level_target, level},
+                                {param::access, store ? "store" : "load"},
+                                {param::sharing, concurrent ? "concurrent" : "exclusive"},
                                 {"sub_array_bytes", bytes},
                                 {"accesses_per_pass", touched},
-                                {"page_policy", "base"},
+                                {param::page_policy, "base"},
                                 {"counts", count_sources(pattern)}},
                                plan.repetitions, plan.min_time_seconds)
                 ->UseManualTime();
@@ -215,11 +218,11 @@ void register_one_word(const ContentionSuitePlan& plan, const Topology& topology
                       static_cast<double>(threads * kWordOperationsPerThread), std::nullopt);
       };
       register_benchmark(registry, name, run,
-                         {{"suite", "contention"},
-                          {"part", "one-word"},
-                          {"kernel", "one_word"},
-                          {"operation", op},
-                          {"threads", threads},
+                         {{param::suite, "contention"},
+                          {param::part, "one-word"},
+                          {param::kernel, "one_word"},
+                          {param::operation, op},
+                          {param::threads, threads},
                           {"cores", cores},
                           {"experiment", fmt::format("p{}.one_word.{}", threads, op)},
                           {"counts", count_sources(std::nullopt, kCoherenceNotDerived)}},
@@ -271,11 +274,11 @@ void register_false_sharing(const ContentionSuitePlan& plan, const Topology& top
                     static_cast<double>(threads * kWordOperationsPerThread), std::nullopt);
     };
     register_benchmark(registry, name, run,
-                       {{"suite", "contention"},
-                        {"part", "false-sharing"},
-                        {"kernel", "increment_own_word"},
+                       {{param::suite, "contention"},
+                        {param::part, "false-sharing"},
+                        {param::kernel, "increment_own_word"},
                         {"layout", layout},
-                        {"threads", threads},
+                        {param::threads, threads},
                         {"cores", cores},
                         {"counts", count_sources(std::nullopt, kCoherenceNotDerived)}},
                        plan.repetitions, plan.min_time_seconds)
@@ -332,12 +335,12 @@ void register_coherence(const ContentionSuitePlan& plan, const Topology& topolog
       record_counts(state, events, "load", static_cast<double>(lines), std::nullopt);
     };
     register_benchmark(registry, name, run,
-                       {{"suite", "contention"},
-                        {"part", "coherence"},
-                        {"kernel", "pointer_chase"},
+                       {{param::suite, "contention"},
+                        {param::part, "coherence"},
+                        {param::kernel, "pointer_chase"},
                         {"line_state", state_name},
                         {"holders", helpers},
-                        {"working_set_bytes", kCoherenceBytes},
+                        {param::working_set_bytes, kCoherenceBytes},
                         {"line_bytes", line},
                         {"counts", count_sources(std::nullopt, kCoherenceNotDerived)},
                         {"flushed_with", kFlushedWith},
@@ -466,15 +469,15 @@ void register_numa(const ContentionSuitePlan& plan, const Topology& topology,
         record_counts(state, events, latency ? "load" : "element", units, derived);
       };
       register_benchmark(registry, name, run,
-                         {{"suite", "contention"},
-                          {"part", "numa"},
-                          {"kernel", latency ? "pointer_chase" : "read"},
+                         {{param::suite, "contention"},
+                          {param::part, "numa"},
+                          {param::kernel, latency ? "pointer_chase" : "read"},
                           {"memory_node", topology.numa_nodes()[node].os_index},
                           {"core_node", topology.numa_nodes()[home].os_index},
                           {"locality", locality},
-                          {"working_set_bytes", bytes},
+                          {param::working_set_bytes, bytes},
                           {"line_bytes", line},
-                          {"threads", 1},
+                          {param::threads, 1},
                           {"cores", {0}},
                           {"counts", count_sources(pattern)}},
                          plan.repetitions, plan.min_time_seconds)
@@ -486,7 +489,7 @@ void register_numa(const ContentionSuitePlan& plan, const Topology& topology,
 }  // namespace
 
 std::vector<std::string> contention_part_names() {
-  return {"access", "one-word", "false-sharing", "coherence", "numa"};
+  return {param::access, "one-word", "false-sharing", "coherence", "numa"};
 }
 
 ContentionSuitePlan plan_contention_suite(const CommonOptions& options, const Topology& topology,

@@ -13,6 +13,7 @@
 #include <numeric>
 
 #include "core/error.hpp"
+#include "core/result_format.hpp"
 #include "core/units.hpp"
 #include "microbench/hardware_counters.hpp"
 #include "microbench/memory/memory_kernels.hpp"
@@ -21,6 +22,8 @@
 #include "microbench/working_sets.hpp"
 
 namespace sonde::microbench {
+
+namespace param = result_format::param;  // the keys readers rely on
 namespace {
 
 constexpr std::size_t kChaseStepsPerIteration = 4096;
@@ -128,15 +131,15 @@ void register_latency(const MemorySuitePlan& plan, const LatencyVariant& variant
     };
     register_benchmark(
         registry, name, run,
-        {{"suite", "memory"},
-         {"part", variant.part},
-         {"kernel", "pointer_chase"},
-         {"pattern", variant.pattern_name},
-         {"page_policy", name_of(variant.pages)},
+        {{param::suite, "memory"},
+         {param::part, variant.part},
+         {param::kernel, "pointer_chase"},
+         {param::pattern, variant.pattern_name},
+         {param::page_policy, name_of(variant.pages)},
          {"page_bytes", variant.pages == PagePolicy::huge ? huge_page_bytes() : base_page_bytes()},
-         {"working_set_bytes", bytes},
+         {param::working_set_bytes, bytes},
          {"line_bytes", line},
-         {"threads", 1},
+         {param::threads, 1},
          {"cores", {0}},
          {"loads_per_iteration", kChaseStepsPerIteration},
          {"counts", count_sources(pattern)}},
@@ -167,14 +170,14 @@ void register_probe(const MemorySuitePlan& plan, const std::optional<CoreClock>&
       add_time_per(state, clock, "load", kChaseStepsPerIteration);
     };
     register_benchmark(registry, fmt::format("memory.probe/ws:{}", bytes), run,
-                       {{"suite", "memory"},
-                        {"part", "probe"},
-                        {"kernel", "latency_probe"},
-                        {"pattern", "random"},
-                        {"page_policy", "base"},
-                        {"working_set_bytes", bytes},
+                       {{param::suite, "memory"},
+                        {param::part, "probe"},
+                        {param::kernel, "latency_probe"},
+                        {param::pattern, "random"},
+                        {param::page_policy, "base"},
+                        {param::working_set_bytes, bytes},
                         {"line_bytes", line},
-                        {"threads", 1},
+                        {param::threads, 1},
                         {"cores", {0}},
                         {"loads_per_iteration", kChaseStepsPerIteration},
                         {"counts", count_sources(std::nullopt,
@@ -336,22 +339,22 @@ void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, const Top
         }
       };
       register_benchmark(registry, name, run,
-                         {{"suite", "memory"},
-                          {"part", bandwidth_part(threads)},
-                          {"kernel", traffic.name},
+                         {{param::suite, "memory"},
+                          {param::part, bandwidth_part(threads)},
+                          {param::kernel, traffic.name},
                           {"formula", traffic.formula},
-                          {"page_policy", "base"},
+                          {param::page_policy, "base"},
                           {"page_bytes", base_page_bytes()},
-                          {"working_set_bytes", bytes},
+                          {param::working_set_bytes, bytes},
                           {"requested_working_set_bytes", requested},
                           {"arrays", traffic.arrays},
                           {"elements_per_thread", per_thread},
-                          {"bytes_per_element", traffic.bytes_per_element()},
+                          {param::bytes_per_element, traffic.bytes_per_element()},
                           {"loads_per_element", traffic.loads},
                           {"stores_per_element", traffic.stores},
                           {"flops_per_element", traffic.flops},
                           {"passes_per_iteration", passes},
-                          {"threads", threads},
+                          {param::threads, threads},
                           {"cores", cores},
                           {"stores", "regular"},
                           {"counts", count_sources(pattern)}},
@@ -419,19 +422,19 @@ void register_stride(const MemorySuitePlan& plan, const Topology& topology,
         record_counts(state, events, "access", accesses, derived);
       };
       register_benchmark(registry, name, run,
-                         {{"suite", "memory"},
-                          {"part", "stride"},
-                          {"kernel", "strided_read"},
+                         {{param::suite, "memory"},
+                          {param::part, "stride"},
+                          {param::kernel, "strided_read"},
                           {"experiment", fmt::format("p1.s{}.{}.LE", stride, target.level)},
-                          {"level_target", target.level},
-                          {"stride_words", stride},
+                          {param::level_target, target.level},
+                          {param::stride_words, stride},
                           {"word_bytes", 8},
-                          {"working_set_bytes", n * 8},
+                          {param::working_set_bytes, n * 8},
                           {"accesses_per_pass", touched},
-                          {"access", "load"},
-                          {"sharing", "exclusive"},
-                          {"page_policy", "base"},
-                          {"threads", 1},
+                          {param::access, "load"},
+                          {param::sharing, "exclusive"},
+                          {param::page_policy, "base"},
+                          {param::threads, 1},
                           {"cores", {0}},
                           {"counts", count_sources(pattern)}},
                          plan.repetitions, plan.min_time_seconds)

@@ -18,10 +18,13 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/result_format.hpp"
 #include "microbench/hardware_counters.hpp"
 #include "microbench/thread_team.hpp"
 
 namespace sonde::microbench {
+
+namespace param = result_format::param;  // the keys readers rely on
 namespace {
 
 using benchmark::Counter;
@@ -150,7 +153,7 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
       run(state);
       record_counts(state, counting.stop(), "iteration", 1, std::nullopt);
     };
-    params["suite"] = "overhead";
+    params[param::suite] = "overhead";
     params["counts"] = count_sources(std::nullopt, kSystemNotDerived);
     register_benchmark(registry, name, counted_run, std::move(params), plan.repetitions,
                        pipe ? plan.pipe_min_time_seconds : plan.min_time_seconds)
@@ -174,7 +177,9 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
           add_time_per(state, clock, "operation", 1);
           state.counters["parent_resident_bytes"] = resident_bytes();
         },
-        {{"part", "process"}, {"operation", "fork_exit_wait"}, {"source_table", "Table 2"}});
+        {{param::part, "process"},
+         {param::operation, "fork_exit_wait"},
+         {"source_table", "Table 2"}});
     // Table 3, "Create a Thread": start a thread that does nothing, and join it.
     add("overhead.process.thread_create_join",
         [clock](benchmark::State& state) {
@@ -184,7 +189,9 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
           }
           add_time_per(state, clock, "operation", 1);
         },
-        {{"part", "process"}, {"operation", "thread_create_join"}, {"source_table", "Table 3"}});
+        {{param::part, "process"},
+         {param::operation, "thread_create_join"},
+         {"source_table", "Table 3"}});
   }
 
   if (selected("pipe")) {
@@ -204,8 +211,8 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
           add_time_per(state, clock, "switch", 2);
           state.counters["seconds_per_round_trip"] = Counter(1, kPerOperation);
         },
-        {{"part", "pipe"},
-         {"operation", "context_switch"},
+        {{param::part, "pipe"},
+         {param::operation, "context_switch"},
          {"cores", {0, 0}},
          {"source_table", "Table 2"}});
     if (plan.two_cores) {
@@ -225,10 +232,10 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
             add_time_per(state, clock, "message", 2);
             state.counters["seconds_per_round_trip"] = Counter(1, kPerOperation);
           },
-          {{"part", "pipe"},
-           {"operation", "pipe_latency"},
+          {{param::part, "pipe"},
+           {param::operation, "pipe_latency"},
            {"cores", {0, 1}},
-           {"message_bytes", 1},
+           {param::message_bytes, 1},
            {"source_table", "Table 2"}});
       // Table 2, "Pipe Bandwidth": a large message from one process to another on another core.
       const std::uint64_t bytes = plan.pipe_message_bytes;
@@ -250,10 +257,10 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
             state.counters["bytes_per_second"] =
                 Counter(static_cast<double>(bytes), Counter::kIsIterationInvariantRate);
           },
-          {{"part", "pipe"},
-           {"operation", "pipe_bandwidth"},
+          {{param::part, "pipe"},
+           {param::operation, "pipe_bandwidth"},
            {"cores", {0, 1}},
-           {"message_bytes", bytes},
+           {param::message_bytes, bytes},
            {"source_table", "Table 2"}});
     }
   }
@@ -272,7 +279,7 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
           }
           add_time_per(state, clock, "operation", 1);
         },
-        {{"part", "sync"}, {"operation", "mutex_lock_unlock"}, {"threads", 1}});
+        {{param::part, "sync"}, {param::operation, "mutex_lock_unlock"}, {param::threads, 1}});
     for (unsigned threads : plan.thread_counts) {
       const std::vector<unsigned> cores = first_cores(threads);
       const auto team_benchmark = [&, cores, threads](const std::string& operation, auto body) {
@@ -287,10 +294,10 @@ void register_overhead_suite(const OverheadSuitePlan& plan, const Topology& topo
                         std::nullopt);
         };
         register_benchmark(registry, name, run,
-                           {{"suite", "overhead"},
-                            {"part", "sync"},
-                            {"operation", operation},
-                            {"threads", threads},
+                           {{param::suite, "overhead"},
+                            {param::part, "sync"},
+                            {param::operation, operation},
+                            {param::threads, threads},
                             {"cores", cores},
                             {"operations_per_thread_per_iteration", kSyncOperationsPerIteration},
                             {"counts", count_sources(std::nullopt, kSystemNotDerived)}},

@@ -16,7 +16,8 @@ TEST(ProfilePlots, DrawsTheSp2FromItsProfile) {
   if (!on_path("gnuplot")) GTEST_SKIP() << "gnuplot is not installed";
   const auto folder = std::filesystem::temp_directory_path() / "sonde-plot-test";
   std::filesystem::remove_all(folder);
-  const auto written = plot_profile(profile::read_profile("machines/ibm-sp2.yaml"), {}, folder);
+  const auto written =
+      plot_profile(profile::read_profile("machines/ibm-sp2.yaml"), RunRecords{}, folder);
   for (const char* name : {"pingpong.png", "pingpong.svg", "collectives.png", "collectives.svg"}) {
     EXPECT_TRUE(std::filesystem::exists(folder / name)) << name;
     EXPECT_GT(std::filesystem::file_size(folder / name), 1000u) << name;
