@@ -6,6 +6,8 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "core/result_format.hpp"
+#include "core/run_records.hpp"
 #include "core/units.hpp"
 
 namespace sonde::fit {
@@ -96,14 +98,12 @@ struct Collector {
   }
 };
 
+namespace param = result_format::param;
+
+// A parameter of a benchmark entry, strictly (core/run_records: the file, benchmark and key named).
 template <typename T>
-T param(const BenchmarkRecord& record, const char* key, const std::string& where) {
-  const auto it = record.params.find(key);
-  if (it == record.params.end()) {
-    throw input_error(where,
-                      fmt::format("benchmark '{}' lacks the parameter '{}'", record.name, key));
-  }
-  return it->get<T>();
+T param_of(const BenchmarkRecord& record, const char* key, const std::string& where) {
+  return required_param<T>(record.params, key, record.name, where);
 }
 
 }  // namespace
@@ -178,14 +178,14 @@ MemorySummary summarize_memory(const std::vector<ResultFile>& files) {
     }
     for (const auto& [run_name, point] : points_by_run(file)) {
       const BenchmarkRecord& any = point.median ? *point.median : *point.iterations.front();
-      const auto kernel = param<std::string>(any, "kernel", where);
-      const auto bytes = param<std::uint64_t>(any, "working_set_bytes", where);
+      const auto kernel = param_of<std::string>(any, param::kernel, where);
+      const auto bytes = param_of<std::uint64_t>(any, param::working_set_bytes, where);
       const double cv = point.cv ? point.cv->counter("seconds_per_load")
                                        .value_or(point.cv->counter("bytes_per_second").value_or(0))
                                  : 0;
       if (kernel == "pointer_chase") {
-        const std::string variant = param<std::string>(any, "pattern", where) + "." +
-                                    param<std::string>(any, "page_policy", where);
+        const std::string variant = param_of<std::string>(any, param::pattern, where) + "." +
+                                    param_of<std::string>(any, param::page_policy, where);
         const auto seconds = point_value(point, "seconds_per_load");
         if (!seconds) continue;
         const double cycles = point_value(point, "cycles_per_load").value_or(0);
@@ -194,8 +194,8 @@ MemorySummary summarize_memory(const std::vector<ResultFile>& files) {
             latency[window.level][variant].samples.push_back({bytes, *seconds, cycles, cv});
           }
         }
-      } else if (any.params.contains("bytes_per_element")) {
-        const auto threads = param<unsigned>(any, "threads", where);
+      } else if (any.params.contains(param::bytes_per_element)) {
+        const auto threads = param_of<unsigned>(any, param::threads, where);
         if (std::find(summary.thread_counts.begin(), summary.thread_counts.end(), threads) ==
             summary.thread_counts.end()) {
           summary.thread_counts.push_back(threads);
