@@ -42,6 +42,29 @@ HockneySegment fit_segment(const std::vector<Point>& points, std::size_t first, 
   return segment;
 }
 
+HockneySegment fit_through_origin(const std::vector<Point>& points, std::size_t first,
+                                  std::size_t last, const std::string& what) {
+  const auto count = static_cast<Eigen::Index>(last - first + 1);
+  Eigen::MatrixXd design(count, 1);
+  Eigen::VectorXd y(count);
+  for (Eigen::Index i = 0; i < count; ++i) {
+    const Point& p = points[first + static_cast<std::size_t>(i)];
+    design(i, 0) = p.bytes;
+    y[i] = p.seconds;
+  }
+  const LinearFit fit = fit_relative(design, y, what);
+  HockneySegment segment;
+  segment.from_bytes = points[first].bytes;
+  segment.to_bytes = points[last].bytes;
+  segment.t0_seconds = 0;
+  segment.t0_held_at_zero = true;
+  segment.seconds_per_byte = fit.coefficients[0];
+  segment.points = static_cast<std::size_t>(count);
+  segment.mean_relative_error = fit.mean_relative_error;
+  segment.max_relative_error = fit.max_relative_error;
+  return segment;
+}
+
 double squared_relative(const HockneySegment& s, const std::vector<Point>& points,
                         std::size_t first, std::size_t last) {
   double sum = 0;
@@ -164,6 +187,12 @@ HockneyFit fit_hockney(const std::vector<double>& bytes, const std::vector<doubl
   double sum = 0;
   for (const auto& [first, end] : ranges) {
     fit.segments.push_back(fit_segment(points, first, end, what));
+    if (fit.segments.back().t0_seconds < 0) {
+      // A lone segment (or the only segmentation left) whose intercept came out negative: t0 is
+      // within the noise of 0, and the least squares under t0 >= 0 lie on that bound, so the
+      // slope is fitted again through the origin.
+      fit.segments.back() = fit_through_origin(points, first, end, what);
+    }
     const HockneySegment& s = fit.segments.back();
     sum += s.mean_relative_error * static_cast<double>(s.points);
     fit.max_relative_error = std::max(fit.max_relative_error, s.max_relative_error);

@@ -21,6 +21,9 @@ struct HockneySegment {
   std::size_t points = 0;
   double mean_relative_error = 0;
   double max_relative_error = 0;
+  // The free fit's intercept was negative (a latency within the noise of zero): t0 is held at 0
+  // and the slope fitted through the origin.
+  bool t0_held_at_zero = false;
 
   // r_inf in bytes per second; +infinity where the fitted slope is not positive.
   double r_inf() const;

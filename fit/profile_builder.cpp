@@ -336,9 +336,12 @@ void add_overheads(const RunRecords& run, profile::Profile& p) {
         p.overheads.operations[fmt::format("{}.threads_{}", key, *row->threads)] =
             measured(*row, "s");
       }
+      // The selection's error names the form's key already; the reason follows it.
+      std::string reason = e.what();
+      if (reason.rfind(e.where() + ": ", 0) == 0) reason.erase(0, e.where().size() + 2);
       p.not_fitted.push_back(fmt::format(
           "overheads.forms.{}: measured at {} thread count(s), kept as measured; no form: {}", key,
-          x.size(), e.what()));
+          x.size(), reason));
     }
   }
 }
@@ -398,6 +401,11 @@ void add_mpi(const RunRecords& run, profile::Profile& p) {
                            quality,
                            {"mpi.pingpong"},
                            "1 / the fitted seconds per byte"};
+      if (s.t0_held_at_zero) {
+        out.t0.note +=
+            "; the free fit's intercept was negative (a latency within the noise of 0): "
+            "held at 0, the slope fitted through the origin";
+      }
       out.t0.note += interval_note;
       out.r_inf.note += interval_note;
       if (i < intervals.size()) {

@@ -265,6 +265,22 @@ TEST(Bootstrap, HockneySegmentsGetIntervals) {
   EXPECT_TRUE(intervals.back().seconds_per_byte.contains(1 / 12e9));
 }
 
+TEST(Hockney, ANegativeInterceptIsHeldAtZeroNotWritten) {
+  // Times whose straight line crosses zero above m = 0 (t = 1 ns/B m - 0.1 us): the free fit's
+  // t0 is -0.1 us, which no profile may hold; t0 >= 0 puts the fit on the bound.
+  std::vector<double> bytes, seconds;
+  for (double m = 4096; m <= 4096 * 64; m *= 2) {
+    bytes.push_back(m);
+    seconds.push_back(1e-9 * m - 1e-7);
+  }
+  const HockneyFit fit = fit_hockney(bytes, seconds, "ping-pong", 1);
+  ASSERT_EQ(fit.segments.size(), 1u);
+  const HockneySegment& s = fit.segments.front();
+  EXPECT_TRUE(s.t0_held_at_zero);
+  EXPECT_EQ(s.t0_seconds, 0.0);
+  EXPECT_NEAR(s.seconds_per_byte, 1e-9, 0.05e-9);
+}
+
 TEST(Bootstrap, SaysHowManyResamplesFailedAndWhy) {
   // A fit that fails whenever a resample holds fewer than three distinct points: on five points
   // some resamples do, and the report must count them rather than drop them silently.
