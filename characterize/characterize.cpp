@@ -481,7 +481,11 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
     const std::filesystem::path file = outcome.run_folder / (key + ".json");
     outcome.result_files.push_back(file);
     const double estimate = estimates[key];
-    if (is_whole_result(file)) {
+    // A part that failed last time is measured again even if a whole file stands under its name
+    // (one that could not be set aside): a failed part is never kept, so never fitted.
+    const bool failed_before =
+        manifest["timing"].value(key, nlohmann::json::object()).value("failed", false);
+    if (!failed_before && is_whole_result(file)) {
       fmt::print(stderr, "sonde: [{}/{}] {}: kept from before\n", i + 1, parts.size(), part);
       ++outcome.parts_kept;
       left -= estimate;
@@ -500,12 +504,20 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
     nlohmann::json timing = {{"estimated_seconds", estimate}, {"seconds", spent}};
     if (exit.signaled || exit.code != 0) {
       // A part that failed keeps its file for inspection under another name and runs again on
-      // --resume.
+      // --resume. A file that cannot be set aside is removed: under its own name `sonde fit` would
+      // read it.
+      std::string left_behind;
       if (std::filesystem::exists(file, ec)) {
         std::filesystem::rename(file, outcome.run_folder / (key + ".failed.json"), ec);
+        if (ec) std::filesystem::remove(file, ec);
+        if (std::filesystem::exists(file, ec)) {
+          left_behind = fmt::format(
+              "; its file {} could not be set aside: remove it before fitting", file.string());
+        }
       }
-      failed.push_back(exit.signaled ? fmt::format("{} (killed by signal {})", part, exit.code)
-                                     : fmt::format("{} (exit {})", part, exit.code));
+      failed.push_back(exit.signaled
+                           ? fmt::format("{} (killed by signal {}{})", part, exit.code, left_behind)
+                           : fmt::format("{} (exit {}{})", part, exit.code, left_behind));
       outcome.result_files.pop_back();
       timing["failed"] = true;
     } else {

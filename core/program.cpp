@@ -23,6 +23,7 @@ namespace sonde {
 namespace {
 
 volatile std::sig_atomic_t g_signal = 0;
+volatile std::sig_atomic_t g_forwarding = 0;  // whether a SignalForwarding lives
 volatile pid_t g_child = 0;
 struct sigaction g_old_int {
 }, g_old_term{};
@@ -83,6 +84,9 @@ ChildExit run_child(const std::vector<std::string>& argv,
   const int rc = ::posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), envp.data());
   if (rc != 0) throw io_error(argv[0], fmt::format("cannot start it: {}", std::strerror(rc)));
   g_child = pid;
+  // A signal that came while the child was being started found no child to pass it to: passed on
+  // now, or the child would run to its end with the interrupt pending.
+  if (g_forwarding != 0 && g_signal != 0) ::kill(pid, g_signal);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) {
@@ -97,6 +101,7 @@ ChildExit run_child(const std::vector<std::string>& argv,
 
 SignalForwarding::SignalForwarding() {
   g_signal = 0;
+  g_forwarding = 1;
   struct sigaction action {};
   action.sa_handler = forward_signal;
   sigemptyset(&action.sa_mask);
@@ -105,6 +110,7 @@ SignalForwarding::SignalForwarding() {
 }
 
 SignalForwarding::~SignalForwarding() {
+  g_forwarding = 0;
   ::sigaction(SIGINT, &g_old_int, nullptr);
   ::sigaction(SIGTERM, &g_old_term, nullptr);
 }

@@ -122,11 +122,6 @@ void run_or_fail(const std::vector<std::string>& argv, const std::vector<std::st
   }
 }
 
-double event(const CallgrindDump& d, const char* name) {
-  const auto it = d.events.find(name);
-  return it == d.events.end() ? 0.0 : it->second;
-}
-
 }  // namespace
 
 Source source_named(const std::string& name) {
@@ -224,6 +219,42 @@ std::optional<CallgrindDump> parse_callgrind_dump(const std::string& text,
   return dump;
 }
 
+CallgrindCounts callgrind_counts(const CallgrindDump& d, const std::vector<std::string>& counters) {
+  static const std::map<std::string, std::vector<std::string>> sums = {
+      {"loads", {"Dr"}},
+      {"stores", {"Dw"}},
+      {"l1_misses", {"D1mr", "D1mw"}},
+      {"l2_misses", {"DLmr", "DLmw"}},
+      {"llc_misses", {"DLmr", "DLmw"}},
+      {"llc_writebacks", {"DLdmr", "DLdmw"}},
+      {"l1_writebacks", {"DLdmr", "DLdmw"}}};
+  CallgrindCounts out;
+  for (const std::string& counter : counters) {
+    const auto sum = sums.find(counter);
+    if (sum == sums.end()) {
+      out.missing[counter] = "callgrind has no event for it";
+      continue;
+    }
+    double total = 0;
+    std::vector<std::string> absent;
+    for (const std::string& name : sum->second) {
+      const auto it = d.events.find(name);
+      if (it == d.events.end()) {
+        absent.push_back(name);
+      } else {
+        total += it->second;
+      }
+    }
+    if (absent.empty()) {
+      out.counts[counter] = total;
+    } else {
+      out.missing[counter] = fmt::format("callgrind's dump has no {} event{}: not measured, not 0",
+                                         fmt::join(absent, " or "), absent.size() == 1 ? "" : "s");
+    }
+  }
+  return out;
+}
+
 Collected collect(const CollectOptions& o) {
   if (o.command.empty()) throw usage_error("--", "no program to run");
   if (!(o.size > 0)) throw usage_error("--size", "expected the problem size, > 0");
@@ -238,6 +269,11 @@ Collected collect(const CollectOptions& o) {
   Source source = o.source;
   std::string papi_events;
   std::vector<std::string> notes;
+  if (source == Source::papi && !microbench::papi_built_in()) {
+    throw Error(ExitCode::failure, "--source papi",
+                "this sonde was built without PAPI (CMake option SONDE_PAPI off, or PAPI not "
+                "found when it was configured); use --source valgrind or --source time");
+  }
   if (source == Source::automatic || source == Source::papi) {
     microbench::HardwareCounters::open(o.papi_overrides);
     const auto& hardware = microbench::HardwareCounters::get();
@@ -251,18 +287,21 @@ Collected collect(const CollectOptions& o) {
     }
     papi_events = fmt::format("{}", fmt::join(events, ","));
     const bool complete = hardware.active() && missing.empty();
+    // Why PAPI does not count here: the build, or the machine.
+    const std::string papi_why =
+        microbench::papi_built_in() ? hardware.status() : "sonde was built without PAPI";
     if (source == Source::automatic) {
       if (complete) {
         source = Source::papi;
       } else if (on_path("valgrind")) {
         source = Source::valgrind;
         notes.push_back(
-            fmt::format("PAPI: {}; counting with valgrind's cache simulation", hardware.status()));
+            fmt::format("PAPI: {}; counting with valgrind's cache simulation", papi_why));
       } else {
         throw Error(ExitCode::failure, "counters",
                     fmt::format("PAPI cannot count everything here ({}) and valgrind is not "
                                 "installed; install valgrind or pass --source time",
-                                hardware.status()));
+                                papi_why));
       }
     }
     if (source == Source::papi && !hardware.active())
@@ -355,14 +394,28 @@ Collected collect(const CollectOptions& o) {
         argv, {"SONDE_PHASE_RECORD=" + (folder / "record").string(), "SONDE_PHASE_MODE=callgrind"},
         o, "valgrind pass " + pass.name, folder / "valgrind.log");
     std::map<std::pair<int, std::string>, CallgrindDump> sums;
+    // Per processor and phase: its dumps, and how many of them have each event.
+    std::map<std::pair<int, std::string>, std::pair<int, std::map<std::string, int>>> seen;
     for (const auto& entry : fs::directory_iterator(folder)) {
       if (entry.path().filename().string().rfind("callgrind.", 0) != 0) continue;
       const auto dump = parse_callgrind_dump(read_file(entry.path()), entry.path().string());
       if (!dump) continue;
-      CallgrindDump& sum = sums[{dump->processor, dump->phase}];
+      const std::pair<int, std::string> key{dump->processor, dump->phase};
+      CallgrindDump& sum = sums[key];
       sum.processor = dump->processor;
       sum.phase = dump->phase;
-      for (const auto& [name, value] : dump->events) sum.events[name] += value;
+      auto& [dumps, having] = seen[key];
+      ++dumps;
+      for (const auto& [name, value] : dump->events) {
+        sum.events[name] += value;
+        ++having[name];
+      }
+    }
+    // An event that some of a phase's dumps lack was not counted over all of it: not an event of
+    // the sum, so that the counts it gives are reported missing rather than short.
+    for (auto& [key, sum] : sums) {
+      const auto& [dumps, having] = seen[key];
+      std::erase_if(sum.events, [&](const auto& e) { return having.at(e.first) < dumps; });
     }
     for (const auto& [key, value] : runs.front()) {
       if (!sums.count(key)) {
@@ -373,17 +426,15 @@ Collected collect(const CollectOptions& o) {
       }
     }
     for (const auto& [key, d] : sums) {
-      const std::map<std::string, double> counts = {
-          {"loads", event(d, "Dr")},
-          {"stores", event(d, "Dw")},
-          {"l1_misses", event(d, "D1mr") + event(d, "D1mw")},
-          {"l2_misses", event(d, "DLmr") + event(d, "DLmw")},
-          {"llc_misses", event(d, "DLmr") + event(d, "DLmw")},
-          {"llc_writebacks", event(d, "DLdmr") + event(d, "DLdmw")},
-          {"l1_writebacks", event(d, "DLdmr") + event(d, "DLdmw")}};
-      for (const std::string& counter : pass.counts)
-        add(key.first, key.second, counter,
-            {counts.at(counter), std::nullopt, std::nullopt, "callgrind", ""});
+      const CallgrindCounts counts = callgrind_counts(d, pass.counts);
+      for (const auto& [counter, value] : counts.counts)
+        add(key.first, key.second, counter, {value, std::nullopt, std::nullopt, "callgrind", ""});
+      // A count callgrind did not measure stays out of the file; the note says which and why.
+      for (const auto& [counter, why] : counts.missing) {
+        const std::string note =
+            fmt::format("valgrind pass {}: {} absent from the file ({})", pass.name, counter, why);
+        if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+      }
     }
   }
   out.notes = notes;

@@ -69,4 +69,15 @@ struct CallgrindDump {
 // Nothing for a dump that no phase marker wrote; an input Error for a malformed one.
 std::optional<CallgrindDump> parse_callgrind_dump(const std::string& text, const std::string& file);
 
+// The counter-file counts that a dump (or the sum of one phase's dumps) gives: loads (Dr), stores
+// (Dw), l1_misses (D1mr + D1mw), l2_misses and llc_misses (DLmr + DLmw), l1_writebacks and
+// llc_writebacks (DLdmr + DLdmw). A count is given only when the dump has every event it sums; one
+// that lacks an event is absent from `counts`, never 0, and `missing` says why.
+struct CallgrindCounts {
+  std::map<std::string, double> counts;
+  std::map<std::string, std::string> missing;  // counter: the reason it is absent
+};
+CallgrindCounts callgrind_counts(const CallgrindDump& dump,
+                                 const std::vector<std::string>& counters);
+
 }  // namespace sonde::counters

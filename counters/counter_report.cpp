@@ -132,12 +132,32 @@ std::string format_count_fits(const std::vector<CountFit>& fits) {
 }
 
 std::string format_table4(const std::vector<ExtrapolatedPoint>& points) {
+  const bool measured = std::any_of(points.begin(), points.end(), [](const ExtrapolatedPoint& p) {
+    return p.measured_counts.has_value();
+  });
+  if (!measured) {
+    // A forecast only: F from the extrapolated counts, with its interval; nothing measured.
+    std::string out = fmt::format("{:>9} {:<28} {:>26} {:>21}\n", "size", "phase",
+                                  "F from extrapolated counts", "F interval");
+    for (const auto& point : points) {
+      const auto& x = point.extrapolated;
+      out += fmt::format(
+          "{:>9} {:<28} {:>26} {:>21}\n", size_text(x.size), x.phase,
+          format_seconds(x.function("F")->seconds),
+          fmt::format("[{}, {}]", format_seconds(point.f_low), format_seconds(point.f_high)));
+    }
+    out +=
+        "\nA forecast: no measured counts were given (--measured), so there is no measured time "
+        "or F with measured counts to set beside it.\n";
+    return out;
+  }
   std::string out =
       fmt::format("{:>9} {:<28} {:>10} {:>10} {:>6} {:>10} {:>21} {:>6}\n", "size", "phase",
                   "measured", "F counted", "E", "F extrap.", "F interval", "E");
   std::vector<PhasePrediction> counted, extrapolated;
   for (const auto& point : points) {
-    const auto& m = point.measured_counts;
+    if (!point.measured_counts) continue;
+    const auto& m = *point.measured_counts;
     const double fm = m.function("F")->seconds, fx = point.extrapolated.function("F")->seconds;
     const auto e = [&](double f) {
       return m.measured ? fmt::format("{:.2f}", error_ratio(*m.measured, f)) : std::string("-");
@@ -182,17 +202,21 @@ std::string format_table4(const std::vector<ExtrapolatedPoint>& points) {
 nlohmann::json table4_json(const std::vector<ExtrapolatedPoint>& points) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& point : points) {
-    const auto& m = point.measured_counts;
-    nlohmann::json row = {{"size", m.size},
-                          {"phase", m.phase},
-                          {"f_measured_counts", m.function("F")->seconds},
-                          {"f_extrapolated", point.extrapolated.function("F")->seconds},
+    const auto& x = point.extrapolated;
+    const double fx = x.function("F")->seconds;
+    nlohmann::json row = {{"size", x.size},
+                          {"phase", x.phase},
+                          {"f_extrapolated", fx},
                           {"f_interval", {point.f_low, point.f_high}}};
-    if (m.measured) {
-      row["measured_seconds"] = *m.measured;
-      row["error_measured_counts"] = error_ratio(*m.measured, m.function("F")->seconds);
-      row["error_extrapolated"] =
-          error_ratio(*m.measured, point.extrapolated.function("F")->seconds);
+    // What was measured, only where something was.
+    if (point.measured_counts) {
+      const auto& m = *point.measured_counts;
+      row["f_measured_counts"] = m.function("F")->seconds;
+      if (m.measured) {
+        row["measured_seconds"] = *m.measured;
+        row["error_measured_counts"] = error_ratio(*m.measured, m.function("F")->seconds);
+        row["error_extrapolated"] = error_ratio(*m.measured, fx);
+      }
     }
     out.push_back(row);
   }

@@ -20,7 +20,11 @@ nlohmann::json counter_predictions_json(const std::vector<PhasePrediction>& pred
 std::string format_count_fits(const std::vector<CountFit>& fits);
 
 // Amato et al.'s (1999) Table 4: per phase, F's average and largest E with measured counts and with
-// counts extrapolated from the pilot runs, and per size the predictions with F's interval.
+// counts extrapolated from the pilot runs, and per size the predictions with F's interval. Without
+// measured counts (no point has them), a forecast only: per size F from the extrapolated counts
+// and its interval, with no column or field named for measured counts or times (the JSON rows then
+// hold size, phase, f_extrapolated and f_interval; f_measured_counts, measured_seconds and the
+// error ratios only where measured counts and times were given).
 std::string format_table4(const std::vector<ExtrapolatedPoint>& points);
 nlohmann::json table4_json(const std::vector<ExtrapolatedPoint>& points);
 

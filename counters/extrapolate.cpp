@@ -179,7 +179,6 @@ std::vector<ExtrapolatedPoint> predict_extrapolation(const Extrapolation& extrap
     point.extrapolated = forecast[i];
     point.f_low = low[i].function("F")->seconds;
     point.f_high = high[i].function("F")->seconds;
-    point.measured_counts = point.extrapolated;
     if (measured) {
       const PhaseCounts* counted = measured->find(forecast[i].phase, forecast[i].size);
       if (!counted) {
@@ -187,7 +186,7 @@ std::vector<ExtrapolatedPoint> predict_extrapolation(const Extrapolation& extrap
                                                      forecast[i].phase, forecast[i].size));
       }
       point.measured_counts = predict_phase(*counted, profile, profile_name);
-      point.extrapolated.measured = point.measured_counts.measured;
+      point.extrapolated.measured = point.measured_counts->measured;
     }
     points.push_back(point);
   }

@@ -5,6 +5,7 @@
 // interval. The forecasts are a counter table themselves (source "extrapolated"), ready for F.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,7 +42,10 @@ CounterTable interval_end(const CounterTable& table, bool high);
 // One forecast phase and size through F: with the extrapolated counts (F also at both ends of
 // their intervals) and, where `measured` has that phase and size, with its counts and time.
 struct ExtrapolatedPoint {
-  PhasePrediction measured_counts, extrapolated;
+  // F with the counts measured at this phase and size, and the measured time; absent without
+  // measured counts: then nothing here was measured.
+  std::optional<PhasePrediction> measured_counts;
+  PhasePrediction extrapolated;  // F with the counts extrapolated from the pilot runs
   double f_low = 0, f_high = 0;  // F at the ends of the counts' intervals
 };
 

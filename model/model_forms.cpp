@@ -1,6 +1,7 @@
 #include "model/model_forms.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -95,12 +96,26 @@ std::string FormChoice::formula(const std::string& variable) const {
 
 namespace {
 
-// Each point's relative error when it is left out of the fit; empty when there are too few.
+// An Error's message without its place ("cross-validation: ").
+std::string reason_of(const Error& e) {
+  const std::string text = e.what();
+  const std::string place = e.where() + ": ";
+  return text.rfind(place, 0) == 0 ? text.substr(place.size()) : text;
+}
+
+// Each point's squared relative error when it is left out of the fit; empty, with `why` set, when
+// the form cannot be cross-validated on these points.
 std::vector<double> left_out_errors(const Form& form, const std::vector<double>& x,
-                                    const std::vector<double>& y) {
+                                    const std::vector<double>& y, std::string* why = nullptr) {
   const std::size_t count = x.size();
   std::vector<double> errors;
-  if (count < static_cast<std::size_t>(form.parameters()) + 2) return errors;
+  const std::size_t needed = static_cast<std::size_t>(form.parameters()) + 2;
+  if (count < needed) {
+    if (why)
+      *why = fmt::format("{} points; it needs {} ({} parameters + 2)", count, needed,
+                         form.parameters());
+    return errors;
+  }
   std::vector<double> xs, ys;
   for (std::size_t left_out = 0; left_out < count; ++left_out) {
     xs.clear(), ys.clear();
@@ -110,10 +125,18 @@ std::vector<double> left_out_errors(const Form& form, const std::vector<double>&
     ModelFit fit;
     try {
       fit = fit_model(form.basis, xs, ys, "cross-validation");
-    } catch (const Error&) {
-      return {};  // the points cannot tell this form's terms apart: it cannot be chosen
+    } catch (const Error& e) {
+      // The points cannot tell this form's terms apart: it cannot be chosen.
+      if (why) *why = fmt::format("leaving out n = {}, {}", x[left_out], reason_of(e));
+      return {};
     }
     const double relative = (evaluate(form.basis, fit, x[left_out]) - y[left_out]) / y[left_out];
+    if (!std::isfinite(relative)) {
+      if (why)
+        *why = fmt::format("leaving out n = {}, the fit predicts {} there", x[left_out],
+                           evaluate(form.basis, fit, x[left_out]));
+      return {};
+    }
     errors.push_back(relative * relative);
   }
   return errors;
@@ -168,19 +191,61 @@ FormChoice fit_form(const Form& form, const std::vector<double>& x, const std::v
 FormChoice select_form(const std::vector<double>& x, const std::vector<double>& y,
                        const std::string& what, double tolerance,
                        const std::vector<Form>& candidates) {
+  // What no form can be chosen from, each with its own cause.
+  if (candidates.empty()) throw input_error(what, "no candidate forms to choose from");
+  if (x.size() != y.size()) {
+    throw input_error(what, fmt::format("{} sizes but {} values", x.size(), y.size()));
+  }
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (!std::isfinite(x[i]) || x[i] <= 0) {
+      throw input_error(what, fmt::format("size {} at point {} of {}: expected a positive number",
+                                          x[i], i + 1, x.size()));
+    }
+    if (!std::isfinite(y[i]) || y[i] <= 0) {
+      throw input_error(what, fmt::format("value {} at n = {} (point {} of {}): expected a "
+                                          "positive number (the fit is relative to it)",
+                                          y[i], x[i], i + 1, x.size()));
+    }
+  }
+  std::vector<double> distinct = x;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  if (distinct.size() < 3) {
+    throw input_error(what, fmt::format("{} distinct size{} ({}) in {} points: choosing a form in "
+                                        "n needs three or more",
+                                        distinct.size(), distinct.size() == 1 ? "" : "s",
+                                        fmt::join(distinct, ", "), x.size()));
+  }
+  const auto simplest = std::min_element(
+      candidates.begin(), candidates.end(),
+      [](const Form& a, const Form& b) { return a.parameters() < b.parameters(); });
+  if (simplest != candidates.end() &&
+      x.size() < static_cast<std::size_t>(simplest->parameters()) + 2) {
+    throw input_error(
+        what, fmt::format("{} points: the simplest candidate form ({}) needs {} for leave-one-out "
+                          "cross-validation ({} parameter{} + 2)",
+                          x.size(), simplest->name, simplest->parameters() + 2,
+                          simplest->parameters(), simplest->parameters() == 1 ? "" : "s"));
+  }
+
   std::vector<std::pair<std::string, double>> scores;
   std::vector<std::vector<double>> errors;
+  std::vector<std::string> failures;
   std::size_t best = candidates.size();
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    errors.push_back(left_out_errors(candidates[i], x, y));
+    std::string why;
+    errors.push_back(left_out_errors(candidates[i], x, y, &why));
     scores.emplace_back(candidates[i].name, mean(errors.back()));
+    if (!why.empty()) failures.push_back(fmt::format("{}: {}", candidates[i].name, why));
     if (std::isfinite(scores[i].second) &&
         (best == candidates.size() || scores[i].second < scores[best].second)) {
       best = i;
     }
   }
   if (best == candidates.size()) {
-    throw input_error(what, fmt::format("{} points are too few to choose a form", x.size()));
+    throw input_error(what, fmt::format("no candidate form could be cross-validated on {} points "
+                                        "at {} sizes: {}",
+                                        x.size(), distinct.size(), fmt::join(failures, "; ")));
   }
   // The simplest form that is not worse than the best beyond the noise: fewest parameters first,
   // then the earlier in the candidates' order (a constant and a logarithm before a power).

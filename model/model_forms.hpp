@@ -48,8 +48,11 @@ double cross_validated_error(const Form& form, const std::vector<double>& x,
 // Fits every candidate and chooses as described above. `tolerance` (relative, default 0) also
 // keeps a simpler form whose score is within that fraction of the best, significant or not.
 // Among forms with as many parameters, the earlier candidate wins: candidate_forms() lists them
-// from the simplest growth. Throws an input
-// Error (naming `what`) when no candidate has enough points.
+// from the simplest growth. Throws an input Error naming `what` and the real cause: a size or a
+// value that is not a positive finite number (and at which point), fewer than three distinct
+// sizes, fewer points than the simplest candidate's parameters + 2, or, when every candidate's
+// cross-validation failed, each one's reason (too few points for it, or a fit made singular by
+// leaving out a point).
 FormChoice select_form(const std::vector<double>& x, const std::vector<double>& y,
                        const std::string& what, double tolerance = 0.0,
                        const std::vector<Form>& candidates = candidate_forms());

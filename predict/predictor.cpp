@@ -38,6 +38,63 @@ double processors(const Component& c, double n) {
 // DOP at "unrestricted n" for T_inf and N_max.
 constexpr double kUnrestricted = 1099511627776.0;  // 2^40
 
+// Fahringer and Pozgaj (2000): a loop's iterations dealt over p processors. N = q p + r: BLOCK
+// gives processor k (0-based) a contiguous block, q + 1 iterations to the first r and q to the
+// others; CYCLIC gives it iterations k + 1, k + 1 + p, ... (q + 1 of them for the first r, q for
+// the others). Iteration i of 1..N costs 1, i or N + 1 - i units.
+
+// The units of `count` iterations first, first + stride, ...: with sum of the indices
+// S = count first + stride count (count - 1) / 2, that is count, S, or count (N + 1) - S.
+double iteration_units(IterationCost cost, double iterations, double first, double stride,
+                       double count) {
+  const double indices = count * first + stride * count * (count - 1) / 2;
+  switch (cost) {
+    case IterationCost::uniform:
+      return count;
+    case IterationCost::increasing:
+      return indices;
+    case IterationCost::decreasing:
+      return count * (iterations + 1) - indices;
+  }
+  return count;
+}
+
+// Processor k's units of component c's loop dealt over p processors.
+double share_units(const Component& c, double p, double k) {
+  const double iterations = *c.loop;
+  const double q = std::floor(iterations / p), r = iterations - q * p;
+  const double count = q + (k < r ? 1 : 0);
+  const bool block = c.distribution == Distribution::block;
+  const double first = block ? k * q + std::min(k, r) + 1 : k + 1;
+  return iteration_units(c.iteration_cost, iterations, first, block ? 1 : p, count);
+}
+
+// The loop's units: N, or N (N + 1) / 2 when iteration i costs i or N + 1 - i.
+double loop_units(const Component& c) {
+  const double iterations = *c.loop;
+  return c.iteration_cost == IterationCost::uniform ? iterations
+                                                    : iterations * (iterations + 1) / 2;
+}
+
+// The slowest processor's units. Costs are monotone in i, and so are the shares within each group
+// of processors with as many iterations: the largest is at a group's end, processor 0, r - 1, r
+// or p - 1.
+double slowest_units(const Component& c, double p) {
+  const double r = *c.loop - std::floor(*c.loop / p) * p;
+  double most = 0;
+  for (const double k : {0.0, r - 1, r, p - 1}) {
+    if (k >= 0 && k < p) most = std::max(most, share_units(c, p, k));
+  }
+  return most;
+}
+
+const char* name_of(Distribution d) { return d == Distribution::block ? "BLOCK" : "CYCLIC"; }
+const char* name_of(IterationCost cost) {
+  return cost == IterationCost::increasing   ? "increasing"
+         : cost == IterationCost::decreasing ? "decreasing"
+                                             : "uniform";
+}
+
 }  // namespace
 
 Predictor::Predictor(Workload workload, profile::Profile target, std::string target_path,
@@ -137,17 +194,14 @@ Predictor::Predictor(Workload workload, profile::Profile target, std::string tar
   s.sccr = profile::sccr(target_);
 }
 
-// Component i's time on n nodes: T_1(i) / min(DOP_i, n), or for a distributed loop the slowest
-// processor's share of the iterations (Fahringer and Pozgaj (2000)). `uniform`: every flop at the
-// program's rate.
+// Component i's time on n nodes: T_1(i) / min(DOP_i, n), or for a distributed loop T_1(i) times
+// the slowest processor's share of the loop's work (Fahringer and Pozgaj (2000)): ceil(N/p) / N
+// for uniform iterations, BLOCK or CYCLIC. `uniform`: every flop at the program's rate.
 double Predictor::component_seconds(std::size_t i, double n, bool uniform) const {
   const Component& c = workload_.components[i];
   const double t1 = uniform ? c.work_flop / summary_.p1 : t1_[i];
   const double used = processors(c, n);
-  if (c.loop) {
-    const double iterations = *c.loop;
-    return t1 * std::ceil(iterations / std::min(used, iterations)) / iterations;
-  }
+  if (c.loop) return t1 * slowest_units(c, std::min(used, *c.loop)) / loop_units(c);
   return t1 / used;
 }
 
@@ -219,12 +273,9 @@ std::vector<ProgramParameters> Predictor::program_parameters(double n) const {
     const double p = processors(c, n);
     std::vector<double> shares;
     if (c.loop) {
-      const double iterations = *c.loop;
-      for (double k = 0; k < p; ++k) {
-        // BLOCK: ceil(N/p) to the first N mod p processors; CYCLIC deals one at a time: with
-        // iterations of equal cost both give the same shares.
-        shares.push_back(std::floor(iterations / p) + (k < std::fmod(iterations, p) ? 1 : 0));
-      }
+      // Each processor's units of the loop's work, as the distribution deals the iterations: with
+      // iterations of equal cost BLOCK and CYCLIC give the same shares.
+      for (double k = 0; k < p; ++k) shares.push_back(share_units(c, p, k));
     } else {
       for (double k = 0; k < n; ++k) shares.push_back(k < p ? 1.0 : 0.0);
     }
@@ -256,11 +307,14 @@ std::string Predictor::expression() const {
   for (std::size_t i = 0; i < t1_.size(); ++i) {
     const Component& c = workload_.components[i];
     const bool sequential = !c.loop && !c.dop.depends_on_n() && c.dop(1) == 1;
-    const std::string key = c.loop ? fmt::format("ceil({0}/min(n, {1}))/{0}", *c.loop, c.dop.text())
-                            : sequential ? fmt::format("1")
-                            : c.dop.depends_on_n()
-                                ? fmt::format("min(n, {})", c.dop.text())
-                                : fmt::format("min(n, {:.0f})", std::floor(c.dop(1)));
+    const std::string key =
+        c.loop && c.iteration_cost != IterationCost::uniform
+            ? fmt::format("share({} {} {}, min(n, {}))", *c.loop, name_of(c.iteration_cost),
+                          name_of(c.distribution), c.dop.text())
+        : c.loop               ? fmt::format("ceil({0}/min(n, {1}))/{0}", *c.loop, c.dop.text())
+        : sequential           ? fmt::format("1")
+        : c.dop.depends_on_n() ? fmt::format("min(n, {})", c.dop.text())
+                               : fmt::format("min(n, {:.0f})", std::floor(c.dop(1)));
     if (!by_dop.count(key)) order.push_back(key);
     by_dop[key] += t1_[i];
   }
@@ -268,7 +322,7 @@ std::string Predictor::expression() const {
   for (const std::string& key : order) {
     if (key == "1") {
       terms.push_back(fmt::format("{:.5g}", by_dop[key]));
-    } else if (key.rfind("ceil", 0) == 0) {
+    } else if (key.rfind("ceil", 0) == 0 || key.rfind("share", 0) == 0) {
       terms.push_back(fmt::format("{:.5g} {}", by_dop[key], key));
     } else {
       terms.push_back(fmt::format("{:.5g}/{}", by_dop[key], key));

@@ -80,28 +80,57 @@ if(NOT err MATCHES "kept from before" OR err MATCHES "memory.latency")
   message(FATAL_ERROR "rerunning a finished run measured again:\n${err}")
 endif()
 
-# Interrupt a run that cannot finish in time (24 benchmarks of at least ten 0.1 s repetitions),
-# then resume it: it ends complete, keeping what was finished. A run that ends before the
-# interrupt fails the test: it would prove nothing.
+# Interrupt a run for real, and resume it. The interrupt is not left to a clock: a shell starts
+# the run and sends it SIGINT as soon as the run's manifest records the first part as finished
+# (its timing entry "compute-peak", written atomically once the part's program has exited; the
+# part's own file appears earlier, before the program measures noisy benchmarks again), while the
+# second part runs (ten repetitions of at least 0.1 s of each of its benchmarks: 16 s or more on
+# any machine). The checks do not depend on where it landed: the run must have stopped with the
+# interrupt's exit (130) before the second part finished, the first part must be whole and the
+# second absent, and --resume must keep the first and measure the second only. A run that ends
+# before the interrupt, or an interrupt that stops nothing, fails the test.
 set(longer ${common} --suite compute --repetitions=10 --min-time=0.1)
-execute_process(COMMAND timeout --preserve-status -s INT 16 ${SONDE} characterize ${longer} --run-id second
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 130 OR NOT err MATCHES "interrupted during part")
-  message(FATAL_ERROR "an interrupt gave exit ${rc}:\n${err}")
+set(second ${WORK}/results/smoke/second)
+execute_process(
+  COMMAND sh -c "\"$0\" \"$@\" & pid=$!
+                 until grep -q '\"compute-peak\"' '${second}/run.json' 2>/dev/null; do
+                   kill -0 $pid 2>/dev/null || break
+                   sleep 0.05
+                 done
+                 kill -INT $pid 2>/dev/null
+                 wait $pid"
+          ${SONDE} characterize ${longer} --run-id second
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 130 OR NOT err MATCHES "interrupted (during|before) part kernels")
+  message(FATAL_ERROR "the interrupt during the second part gave exit ${rc}:\n${err}")
 endif()
-set(interrupted_err "${err}")
-file(GLOB leftovers ${WORK}/results/smoke/second/*.tmp.*)
+if(NOT EXISTS ${second}/compute-peak.json OR EXISTS ${second}/compute-kernels.json)
+  message(FATAL_ERROR "after the interrupt the first part should be whole and the second absent:\n${err}")
+endif()
+file(READ ${second}/run.json manifest)
+string(JSON complete GET "${manifest}" complete)
+if(complete)
+  message(FATAL_ERROR "the interrupted run is marked complete")
+endif()
+file(GLOB leftovers ${second}/*.tmp.*)
 if(leftovers)
   message(FATAL_ERROR "the interrupt left temporary files: ${leftovers}")
 endif()
+file(SHA256 ${second}/compute-peak.json peak_before)
 run_ok(${SONDE} characterize ${longer} --resume)
 if(NOT err MATCHES "continuing run second")
   message(FATAL_ERROR "--resume did not pick the interrupted run:\n${err}")
 endif()
-if(interrupted_err MATCHES "\\[2/2\\] compute kernels" AND NOT err MATCHES "peak: kept from before")
-  message(FATAL_ERROR "the resumed run measured the finished part again:\n${err}")
+if(NOT err MATCHES "\\[1/2\\] peak: kept from before" OR err MATCHES "\\[1/2\\] compute peak"
+   OR NOT err MATCHES "\\[2/2\\] compute kernels"
+   OR NOT out MATCHES "1 parts measured now, 1 kept from before")
+  message(FATAL_ERROR "the resumed run should keep the peak part and measure the kernels only:\n${out}\n${err}")
 endif()
-file(READ ${WORK}/results/smoke/second/run.json manifest)
+file(SHA256 ${second}/compute-peak.json peak_after)
+if(NOT peak_before STREQUAL peak_after OR NOT EXISTS ${second}/compute-kernels.json)
+  message(FATAL_ERROR "the resumed run rewrote the kept part or wrote no second part")
+endif()
+file(READ ${second}/run.json manifest)
 string(JSON complete GET "${manifest}" complete)
 if(NOT complete)
   message(FATAL_ERROR "the resumed run is not complete")
@@ -209,6 +238,20 @@ run_ok(${SONDE} extrapolate --machine ${MACHINES}/vm.yaml ${counts}/radix-200000
 if(NOT out MATCHES "as Amato et al.'s \\(1999\\) Table 4" OR NOT EXISTS ${WORK}/forecast.csv)
   message(FATAL_ERROR "extrapolate printed:\n${out}")
 endif()
+# Without --measured nothing was measured: a forecast from extrapolated counts, nothing labelled
+# measured, in the table and in the JSON.
+run_ok(${SONDE} extrapolate --machine ${MACHINES}/vm.yaml ${counts}/radix-200000.csv
+       ${counts}/radix-400000.csv ${counts}/radix-600000.csv --size 2e6 --resamples 20)
+if(NOT out MATCHES "F from extrapolated counts" OR out MATCHES "F counted"
+   OR out MATCHES "measured: avg")
+  message(FATAL_ERROR "extrapolate without --measured printed:\n${out}")
+endif()
+run_ok(${SONDE} extrapolate --machine ${MACHINES}/vm.yaml ${counts}/radix-200000.csv
+       ${counts}/radix-400000.csv ${counts}/radix-600000.csv --size 2e6 --resamples 20 --json)
+string(JSON first_point GET "${out}" points 0)
+if(NOT first_point MATCHES "f_extrapolated" OR first_point MATCHES "measured")
+  message(FATAL_ERROR "extrapolate --json without --measured printed:\n${out}")
+endif()
 expect_error("1 problem size only" ${SONDE} extrapolate --machine ${MACHINES}/vm.yaml
              ${counts}/radix-200000.csv --size 2e6)
 file(WRITE ${WORK}/negative.csv "size,phase,processor,counter,value\n10,a,0,loads,-1\n")
@@ -221,3 +264,11 @@ expect_error("contention.f1: absent" ${SONDE} predict --machine ${MACHINES}/ibm-
              --counters ${counts}/radix-2000000.csv)
 expect_error("wrote no phase record" ${SONDE} counters --source time --size 1 -o ${WORK}/x.csv -- true)
 message(STATUS "sonde command ok")
+
+# A build without PAPI (-DHAVE_PAPI=0 from cli/CMakeLists.txt) refuses `--source papi`, naming
+# the build.
+if(DEFINED HAVE_PAPI AND NOT HAVE_PAPI)
+  expect_error("built without PAPI" ${SONDE} counters --source papi --size 1 -o ${WORK}/papi.csv
+               -- true)
+  message(STATUS "without PAPI: --source papi refused")
+endif()

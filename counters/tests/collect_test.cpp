@@ -40,6 +40,31 @@ TEST(CallgrindDump, IgnoresOtherDumpsAndRejectsMalformedOnes) {
                Error);
 }
 
+// Callgrind names the events it counted in the dump's events line; without --simulate-wb there
+// is no DLdmr or DLdmw. The write-backs were then not measured: they must be absent (with the
+// reason), not a count of 0, while the events it names still give their counts.
+TEST(CallgrindDump, AnEventMissingFromTheDumpIsReportedMissingNotZero) {
+  const std::string text =
+      "desc: Trigger: Client Request: sonde phase 0 ss\n"
+      "events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw\n"
+      "summary: 1000 400 100 3 50 20 3 10\n";  // DLmw 0, left out as trailing zero
+  const auto dump = parse_callgrind_dump(text, "f");
+  ASSERT_TRUE(dump);
+  EXPECT_FALSE(dump->events.count("DLdmr"));
+  const auto c = counters::callgrind_counts(
+      *dump, {"loads", "stores", "l1_misses", "llc_misses", "llc_writebacks", "l1_writebacks"});
+  EXPECT_EQ(c.counts.at("loads"), 400);
+  EXPECT_EQ(c.counts.at("stores"), 100);
+  EXPECT_EQ(c.counts.at("l1_misses"), 70);
+  EXPECT_EQ(c.counts.at("llc_misses"), 10);  // DLmw is named: a measured 0
+  for (const char* counter : {"llc_writebacks", "l1_writebacks"}) {
+    EXPECT_FALSE(c.counts.count(counter)) << counter << " written as a count";
+    ASSERT_TRUE(c.missing.count(counter)) << counter << " not reported missing";
+    EXPECT_NE(c.missing.at(counter).find("DLdmr"), std::string::npos) << c.missing.at(counter);
+  }
+  EXPECT_EQ(c.missing.size(), 2u);
+}
+
 TEST(ValgrindPasses, FollowTheProfilesCaches) {
   const auto vm = profile::read_profile(std::string(SONDE_MACHINES) + "/vm.yaml");
   const auto passes = counters::valgrind_passes(vm, "vm.yaml");

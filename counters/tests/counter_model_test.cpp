@@ -8,6 +8,7 @@
 #include <random>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -267,6 +268,58 @@ TEST(Extrapolation, RecoversTheFormsItWasGeneratedFrom) {
     }
   }
   EXPECT_NE(format_count_fits(x.fits).find("n log n"), std::string::npos);
+}
+
+// Pilot counts of one processor that grow as n, at three sizes, with a time (as collected).
+std::string linear_pilots(double time_at_target) {
+  std::string text = "size,phase,processor,counter,value\n";
+  for (double n : {1e3, 2e3, 3e3, 6e3}) {
+    if (n == 6e3 && time_at_target <= 0) continue;
+    for (const char* c : {"loads", "stores", "l1_misses", "llc_misses"})
+      text += fmt::format("{},ss,0,{},{}\n", n, c, 10 * n);
+    for (const char* c : {"l1_writebacks", "llc_writebacks"})
+      text += fmt::format("{},ss,0,{},0\n", n, c);
+    text += fmt::format("{},ss,0,time,{}\n", n, n == 6e3 ? time_at_target : 1e-3);
+  }
+  return text;
+}
+
+// Without --measured there is nothing measured: the table and the JSON must not print the forecast
+// F in the column or the field named for measured counts, and must say the F they give comes from
+// extrapolated counts. With measured counts, both columns are there and differ in their source.
+TEST(Extrapolation, WithoutMeasuredCountsNothingIsLabelledMeasured) {
+  const auto sgi = profile::read_profile(kSgi);
+  const auto pilots = read_counter_file(write_temp("linear-pilots.csv", linear_pilots(0)));
+  const auto x = extrapolate(pilots, {6e3}, "linear-pilots.csv", 0);
+  const auto points = predict_extrapolation(x, nullptr, "", sgi, kSgi);
+  ASSERT_EQ(points.size(), 1u);
+  const double f = points[0].extrapolated.function("F")->seconds;
+  EXPECT_GT(f, 0);
+
+  const nlohmann::json rows = table4_json(points);
+  ASSERT_EQ(rows.size(), 1u);
+  const nlohmann::json& row = rows[0];
+  EXPECT_FALSE(row.contains("f_measured_counts")) << row.dump();
+  EXPECT_FALSE(row.contains("measured_seconds")) << row.dump();
+  EXPECT_FALSE(row.contains("error_measured_counts")) << row.dump();
+  EXPECT_DOUBLE_EQ(row.at("f_extrapolated").get<double>(), f);
+
+  const std::string table = format_table4(points);
+  const std::string header = table.substr(0, table.find('\n'));
+  EXPECT_EQ(header.find("measured"), std::string::npos) << table;
+  EXPECT_EQ(header.find("counted"), std::string::npos) << table;
+  EXPECT_NE(table.find("F from extrapolated counts"), std::string::npos) << table;
+  EXPECT_NE(table.find("no measured counts"), std::string::npos) << table;
+
+  // With measured counts at the target size: F with them, F with the extrapolated ones, both E.
+  const auto measured = read_counter_file(write_temp("linear-measured.csv", linear_pilots(2e-3)));
+  const auto compared = predict_extrapolation(x, &measured, "linear-measured.csv", sgi, kSgi);
+  const nlohmann::json both = table4_json(compared);
+  ASSERT_EQ(both.size(), 1u);
+  EXPECT_TRUE(both[0].contains("f_measured_counts")) << both.dump();
+  EXPECT_DOUBLE_EQ(both[0].at("measured_seconds").get<double>(), 2e-3);
+  EXPECT_TRUE(both[0].contains("error_extrapolated")) << both.dump();
+  EXPECT_NE(format_table4(compared).find("F counted"), std::string::npos);
 }
 
 TEST(Extrapolation, RefusesTooFewSizesAndGaps) {

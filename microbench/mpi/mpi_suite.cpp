@@ -14,9 +14,12 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/result_format.hpp"
 #include "microbench/run_context.hpp"
 
 namespace sonde::microbench {
+
+namespace param = result_format::param;  // the keys readers rely on
 namespace {
 
 using benchmark::Counter;
@@ -45,10 +48,12 @@ double timed_iteration(const std::function<void()>& body, bool counts) {
 }
 
 // The benchmark loop of every MPI benchmark: `body` once untimed (connections made, buffers
-// touched), then once per iteration. `check` runs on every rank after the loop; a failure on any
-// rank fails the benchmark on all, so that rank 0 reports it.
+// touched), then once per iteration. `before_timing`, when given, runs between the two (to set a
+// receive buffer apart from what the timed messages must leave in it). `check` runs on every rank
+// after the loop; a failure on any rank fails the benchmark on all, so that rank 0 reports it.
 void mpi_loop(benchmark::State& state, const std::string& part, const std::function<void()>& body,
-              bool counts, const std::function<bool()>& check) {
+              bool counts, const std::function<bool()>& check,
+              const std::function<void()>& before_timing = {}) {
   // A test hook: SONDE_TEST_KILL_RANK=r (or r:part) kills rank r in its first benchmark (of that
   // part), as a node failure would, so that the tests can check what a failed run leaves behind.
   static const std::string kill =
@@ -58,6 +63,7 @@ void mpi_loop(benchmark::State& state, const std::string& part, const std::funct
     std::raise(SIGKILL);
   }
   body();
+  if (before_timing) before_timing();
   for (auto _ : state) state.SetIterationTime(timed_iteration(body, counts));
   int ok = check() ? 1 : 0, all_ok = 0;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -121,9 +127,9 @@ void register_pingpong(const MpiSuitePlan& plan, const std::string& name, int a,
     state.counters["bytes_per_second"] =
         Counter(2.0 * batch * static_cast<double>(bytes), Counter::kIsIterationInvariantRate);
   };
-  params["message_bytes"] = bytes;
+  params[param::message_bytes] = bytes;
   params["round_trips_per_iteration"] = batch;
-  params["ranks"] = {a, b};
+  params[param::ranks] = {a, b};
   params["time"] = "half a round trip, timed on the first rank";
   register_mpi(registry, plan, name, run, std::move(params));
 }
@@ -146,7 +152,7 @@ void register_stream(const MpiSuitePlan& plan, int a, int b, std::uint64_t bytes
     const bool involved = rank == a || rank == b;
     const std::size_t slot = std::max<std::uint64_t>(bytes, 1);
     std::vector<unsigned char> out(slot * window), in(slot * window);
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = pattern_byte(i % slot, rank);
+    fill_stream_window(out, bytes, window, rank);
     const int count = static_cast<int>(bytes);
     std::vector<MPI_Request> requests(2 * window);
     const auto body = [&] {
@@ -178,14 +184,21 @@ void register_stream(const MpiSuitePlan& plan, int a, int b, std::uint64_t bytes
         }
       }
     };
-    const auto check = [&] {
-      if (!involved || (!both_ways && rank == a) || bytes == 0) return true;
-      for (std::size_t i = 0; i < slot; ++i) {
-        if (in[i] != pattern_byte(i, peer)) return false;
-      }
-      return true;
+    // Every message of the last timed window is checked after timing. Before timing the receive
+    // buffer is set to the complement of what the peer sends, so that a message of that window
+    // that did not arrive (or arrived short) fails the check as surely as a corrupted one or one
+    // in another's place: the timed loop itself does no work for the check.
+    const bool receives_messages = involved && (both_ways || rank == b);
+    const auto set_apart = [&] {
+      if (!receives_messages) return;
+      fill_stream_window(in, bytes, window, peer);
+      for (unsigned char& byte : in) byte = static_cast<unsigned char>(~byte);
     };
-    mpi_loop(state, "stream", body, involved, check);
+    const auto check = [&] {
+      if (!receives_messages || bytes == 0) return true;
+      return first_wrong_stream_message(in, bytes, window, peer) < 0;
+    };
+    mpi_loop(state, "stream", body, involved, check, set_apart);
     const double moved = static_cast<double>(bytes) * window * windows * (both_ways ? 2 : 1);
     state.counters["bytes_per_second"] = Counter(moved, Counter::kIsIterationInvariantRate);
     state.counters["seconds_per_message"] =
@@ -193,14 +206,45 @@ void register_stream(const MpiSuitePlan& plan, int a, int b, std::uint64_t bytes
                 Counter::kIsIterationInvariantRate | Counter::kInvert);
   };
   register_mpi(registry, plan, name, run,
-               {{"suite", "mpi"},
-                {"part", "stream"},
-                {"kernel", both_ways ? "bidirectional" : "unidirectional"},
-                {"message_bytes", bytes},
+               {{param::suite, "mpi"},
+                {param::part, "stream"},
+                {param::kernel, both_ways ? "bidirectional" : "unidirectional"},
+                {param::message_bytes, bytes},
                 {"window", window},
                 {"windows_per_iteration", windows},
-                {"ranks", {a, b}}});
+                {param::ranks, {a, b}}});
 }
+
+// Byte i of message j of a stream window from `sender`: the sender's pattern, crossed with the
+// message's place in the window (37 is odd: places 0 to 255 give 256 different masks), so that no
+// two messages of a window are alike.
+unsigned char stream_byte(std::uint64_t i, unsigned j, int sender) {
+  return static_cast<unsigned char>(pattern_byte(i, sender) ^ ((j * 37u + 11u) & 0xffu));
+}
+
+}  // namespace
+
+void fill_stream_window(std::vector<unsigned char>& buffer, std::uint64_t bytes, unsigned window,
+                        int sender) {
+  const std::size_t slot = std::max<std::uint64_t>(bytes, 1);
+  buffer.resize(slot * window);
+  for (unsigned j = 0; j < window; ++j)
+    for (std::size_t i = 0; i < slot; ++i) buffer[j * slot + i] = stream_byte(i, j, sender);
+}
+
+int first_wrong_stream_message(const std::vector<unsigned char>& buffer, std::uint64_t bytes,
+                               unsigned window, int sender) {
+  const std::size_t slot = std::max<std::uint64_t>(bytes, 1);
+  for (unsigned j = 0; j < window; ++j) {
+    if (buffer.size() < (j + 1) * slot) return static_cast<int>(j);
+    for (std::size_t i = 0; i < bytes; ++i) {
+      if (buffer[j * slot + i] != stream_byte(i, j, sender)) return static_cast<int>(j);
+    }
+  }
+  return -1;
+}
+
+namespace {
 
 // The collectives, each as it runs on `comm` (k ranks) with m bytes per rank (per pair for
 // alltoall), and how its result is checked.
@@ -329,14 +373,14 @@ void register_collective(const MpiSuitePlan& plan, const std::string& op, int k,
     state.counters["seconds_per_operation"] =
         Counter(batch, Counter::kIsIterationInvariantRate | Counter::kInvert);
   };
-  nlohmann::json params = {{"suite", "mpi"},
-                           {"part", "collectives"},
-                           {"kernel", "collective"},
-                           {"operation", op},
-                           {"communicator_ranks", k},
+  nlohmann::json params = {{param::suite, "mpi"},
+                           {param::part, "collectives"},
+                           {param::kernel, "collective"},
+                           {param::operation, op},
+                           {param::communicator_ranks, k},
                            {"operations_per_iteration", batch},
                            {"time", "slowest rank of the communicator, after a barrier"}};
-  if (op != "barrier") params["message_bytes"] = m;
+  if (op != "barrier") params[param::message_bytes] = m;
   if (op == "alltoall") params["message_bytes_meaning"] = "to each other rank";
   register_mpi(registry, plan, name, run, std::move(params));
 }
@@ -393,9 +437,9 @@ void register_mpi_suite(const MpiSuitePlan& plan, const std::vector<RankPlace>& 
     for (std::uint64_t m : plan.pingpong_bytes) {
       register_pingpong(plan, fmt::format("mpi.pingpong/bytes:{}", m), 0, last, m,
                         batch_for(m, 4u << 20, 1000),
-                        {{"suite", "mpi"},
-                         {"part", "pingpong"},
-                         {"kernel", "pingpong"},
+                        {{param::suite, "mpi"},
+                         {param::part, "pingpong"},
+                         {param::kernel, "pingpong"},
                          {"pair_class", pair_class(places[0], places[last])}},
                         registry);
     }
@@ -407,9 +451,9 @@ void register_mpi_suite(const MpiSuitePlan& plan, const std::vector<RankPlace>& 
         register_pingpong(
             plan, fmt::format("mpi.map.{}/a:{}/b:{}", latency ? "latency" : "bandwidth", a, b), a,
             b, m, latency ? 200 : batch_for(m, 16u << 20, 20),
-            {{"suite", "mpi"},
-             {"part", "map"},
-             {"kernel", "pingpong"},
+            {{param::suite, "mpi"},
+             {param::part, "map"},
+             {param::kernel, "pingpong"},
              {"measure", latency ? "latency" : "bandwidth"},
              {"pair_class", pair_class(places[a], places[b])},
              {"a", place_json(places[a])},
@@ -457,7 +501,7 @@ nlohmann::json mpi_context(const std::vector<RankPlace>& places) {
   std::size_t most = 0, fewest = places.size();
   nlohmann::json host_list = nlohmann::json::array();
   for (const auto& [host, ranks] : hosts) {
-    host_list.push_back({{"host", host}, {"ranks", ranks}});
+    host_list.push_back({{"host", host}, {param::ranks, ranks}});
     most = std::max(most, ranks.size());
     fewest = std::min(fewest, ranks.size());
   }
@@ -466,7 +510,7 @@ nlohmann::json mpi_context(const std::vector<RankPlace>& places) {
   return {{"library", text.substr(0, text.find('\n'))},
           {"library_version", text},
           {"standard", fmt::format("{}.{}", version, subversion)},
-          {"ranks", places.size()},
+          {param::ranks, places.size()},
           {"hosts", host_list},
           {"ranks_per_node", {{"most", most}, {"fewest", fewest}}},
           {"placement", rank_places}};

@@ -40,6 +40,16 @@ std::vector<RankPlace> gather_places(const Topology& topology, MPI_Comm world);
 void register_mpi_suite(const MpiSuitePlan& plan, const std::vector<RankPlace>& places,
                         ParamRegistry& registry);
 
+// The streaming benchmark's window: `window` messages of `bytes` bytes, message j at j * slot
+// (slot = max(bytes, 1)), each with a pattern of its own (of the sender and of j, its place in the
+// window). Filled by the sender before timing; checked by the receiver after it, every message.
+void fill_stream_window(std::vector<unsigned char>& buffer, std::uint64_t bytes, unsigned window,
+                        int sender);
+// The index of the first message of a received window that is not the one `sender` filled, or -1
+// when every message arrived whole and in its place.
+int first_wrong_stream_message(const std::vector<unsigned char>& buffer, std::uint64_t bytes,
+                               unsigned window, int sender);
+
 // The MPI library and version, the hosts with their ranks, and ranks per node.
 nlohmann::json mpi_context(const std::vector<RankPlace>& places);
 

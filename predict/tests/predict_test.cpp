@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "core/error.hpp"
 #include "predict/predictor.hpp"
 #include "predict/report.hpp"
@@ -161,6 +163,52 @@ TEST(Prediction, FahringerPozgajLoopDistributionAndKernels) {
   EXPECT_NEAR(parameters[0].transfer_seconds, 2 * (46e-6 + 1024 / (1 / 0.035e-6)), 1e-12);
 }
 
+// A triangular loop (iteration i of 1..N does i units of work: for (j = 0; j < i; ++j)) of N = 8
+// iterations, T_1 = 36 s (1 s per unit; W = 8 * 9 / 2 = 36 units), on 4 processes. By hand:
+//   BLOCK deals 1-2, 3-4, 5-6, 7-8: 3, 7, 11, 15 units; the last process is the slowest, 15 s.
+//   CYCLIC deals 1+5, 2+6, 3+7, 4+8: 6, 8, 10, 12 units; the slowest has 12 s.
+// BLOCK / CYCLIC = 15 / 12 = 1.25. With N = 10 (W = 55 units, T_1 = 55 s), BLOCK gives the first
+// two processes one more (1-3, 4-6, 7-8, 9-10: 6, 15, 15, 19), CYCLIC 1+5+9, 2+6+10, 3+7, 4+8
+// (15, 18, 10, 12): 19 s against 18 s. A decreasing loop (i does N + 1 - i: for (j = i; j <= N;
+// ++j)) is the mirror image for N = 8: BLOCK's first process has 8 + 7 = 15, CYCLIC's 8 + 4 = 12.
+// Uniform iterations take ceil(N/p)/N of T_1 either way: 2/8 of 36 s = 9 s.
+TEST(Prediction, TriangularLoopIsSlowerUnderBlockThanCyclic) {
+  const auto predict = [](double iterations, double t1, const std::string& distribution,
+                          const std::string& cost) {
+    const Workload w = parse_workload(
+        "kind,name,work [flop],time [s],dop,loop,distribution,iteration cost\n"
+        "component,L,1e6," +
+            fmt::format("{},1000,{},{},{}\n", t1, iterations, distribution, cost),
+        "triangle.csv");
+    return Predictor(w, sp2(), "machines/ibm-sp2.yaml");
+  };
+  const auto at4 = [](const Predictor& p) { return p.at(4, Scheme::zero_overhead).total; };
+  const Predictor block = predict(8, 36, "BLOCK", "increasing");
+  const Predictor cyclic = predict(8, 36, "CYCLIC", "increasing");
+  EXPECT_NEAR(at4(block), 15, 1e-12);
+  EXPECT_NEAR(at4(cyclic), 12, 1e-12);
+  EXPECT_NEAR(at4(block) / at4(cyclic), 1.25, 1e-12);
+  EXPECT_NEAR(at4(predict(10, 55, "BLOCK", "increasing")), 19, 1e-12);
+  EXPECT_NEAR(at4(predict(10, 55, "CYCLIC", "increasing")), 18, 1e-12);
+  EXPECT_NEAR(at4(predict(8, 36, "BLOCK", "decreasing")), 15, 1e-12);
+  EXPECT_NEAR(at4(predict(8, 36, "CYCLIC", "decreasing")), 12, 1e-12);
+  EXPECT_NEAR(at4(predict(8, 36, "BLOCK", "uniform")), 9, 1e-12);
+  EXPECT_NEAR(at4(predict(8, 36, "CYCLIC", "")), 9, 1e-12);
+  // One process does it all; as many processes as iterations or more: the largest iteration, 8
+  // of 36.
+  EXPECT_NEAR(block.at(1, Scheme::zero_overhead).total, 36, 1e-12);
+  EXPECT_NEAR(block.at(8, Scheme::zero_overhead).total, 8, 1e-12);
+  EXPECT_NEAR(cyclic.at(16, Scheme::zero_overhead).total, 8, 1e-12);
+  // The program parameters follow the same shares: coefficient of variation of 3, 7, 11, 15
+  // (mean 9, deviation sqrt(20)) and of 6, 8, 10, 12 (mean 9, deviation sqrt(5)).
+  EXPECT_NEAR(block.program_parameters(4)[0].goodness, std::sqrt(20.0) / 9, 1e-12);
+  EXPECT_NEAR(cyclic.program_parameters(4)[0].goodness, std::sqrt(5.0) / 9, 1e-12);
+  // T_n's expression names the loop's share rather than ceil(N/p)/N, which holds for uniform
+  // iterations only.
+  EXPECT_EQ(block.expression(), "36 share(8 increasing BLOCK, min(n, 1000))");
+  EXPECT_EQ(predict(8, 36, "CYCLIC", "uniform").expression(), "36 ceil(8/min(n, 1000))/8");
+}
+
 // T_par from the profile's overheads: the SP2's process creation (Table 2, 1.4 ms) per node.
 TEST(Prediction, ParallelismOverheadFromTheProfile) {
   const Workload w = parse_workload(
@@ -257,6 +305,11 @@ TEST(Malformed, LoopsOperationCountsAndZeroWork) {
   expect_rejected(header + "component,A,1,2,4,,CYCLIC,\n",
                   "bad.csv:2:7 (distribution): a distribution needs the loop it distributes");
   expect_rejected(header + "component,A,1,,4,,,-3\n", "bad.csv:2:8 (ops.add): '-3' is -3");
+  const std::string costed = "kind,name,work [Mflop],time [s],dop,loop,iteration cost\n";
+  expect_rejected(costed + "component,A,1,2,4,8,quadratic\n",
+                  "bad.csv:2:7 (iteration cost): unknown iteration cost 'quadratic'");
+  expect_rejected(costed + "component,A,1,2,4,,increasing\n",
+                  "bad.csv:2:7 (iteration cost): an iteration cost needs the loop it describes");
   const Workload no_work = parse_workload(header + "component,A,0,2,4,,,\n", "zero.csv");
   try {
     Predictor(no_work, sp2(), "machines/ibm-sp2.yaml");

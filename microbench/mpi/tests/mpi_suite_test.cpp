@@ -75,5 +75,38 @@ TEST(MpiPairs, ClassesFollowHostSocketAndNumaNode) {
   EXPECT_EQ(pair_class(a, {1, "n1", {"40", 40, 1, 2}}), "same-node");
 }
 
+// The streaming benchmark's check, on a window as the receiver holds it after timing: every
+// message is checked, not only the first, and a message in another's place is wrong too.
+TEST(MpiStreamCheck, EveryMessageOfTheWindowIsChecked) {
+  const unsigned window = 8;
+  for (const std::uint64_t bytes : {100ull, 1ull}) {
+    std::vector<unsigned char> sent;
+    fill_stream_window(sent, bytes, window, 1);
+    ASSERT_EQ(sent.size(), bytes * window);
+    EXPECT_EQ(first_wrong_stream_message(sent, bytes, window, 1), -1) << bytes;
+    // Another sender's window is not this one's.
+    std::vector<unsigned char> other;
+    fill_stream_window(other, bytes, window, 0);
+    EXPECT_EQ(first_wrong_stream_message(other, bytes, window, 1), 0) << bytes;
+    // One byte wrong in the middle of message 4.
+    std::vector<unsigned char> corrupted = sent;
+    corrupted[4 * bytes + bytes / 2] ^= 0x5a;
+    EXPECT_EQ(first_wrong_stream_message(corrupted, bytes, window, 1), 4) << bytes;
+    // Messages 2 and 3 swapped: each whole, neither in its place.
+    std::vector<unsigned char> swapped = sent;
+    std::swap_ranges(swapped.begin() + 2 * bytes, swapped.begin() + 3 * bytes,
+                     swapped.begin() + 3 * bytes);
+    EXPECT_EQ(first_wrong_stream_message(swapped, bytes, window, 1), 2) << bytes;
+    // The last message missing (a window cut short): its slot still holds what was there before.
+    std::vector<unsigned char> short_window = sent;
+    std::fill(short_window.begin() + 7 * bytes, short_window.end(), 0);
+    EXPECT_EQ(first_wrong_stream_message(short_window, bytes, window, 1), 7) << bytes;
+  }
+  // Empty messages carry nothing to check.
+  std::vector<unsigned char> empty;
+  fill_stream_window(empty, 0, window, 1);
+  EXPECT_EQ(first_wrong_stream_message(empty, 0, window, 1), -1);
+}
+
 }  // namespace
 }  // namespace sonde::microbench
