@@ -1,4 +1,4 @@
-#include "fit/suite_summaries.hpp"
+#include "characterize/suite_summaries.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include "core/units.hpp"
 #include "fit/hockney.hpp"
 
-namespace sonde::fit {
+namespace sonde::characterize {
 
 namespace {
 
@@ -21,10 +21,6 @@ std::string value_text(const std::string& counter, double value) {
 }
 
 }  // namespace
-
-bool has_suite(const std::vector<ResultFile>& files, const std::string& suite) {
-  return read_run_records(files).has(suite);
-}
 
 std::string format_contention_summary(const RunRecords& run) {
   // Amato et al.'s (1999) experiments as a table: one row per px.<level>.<access><sharing>, one
@@ -138,13 +134,13 @@ std::string format_mpi_summary(const RunRecords& run) {
     sizes_bytes.push_back(static_cast<double>(bytes)), medians.push_back(row->median);
   }
   if (sizes_bytes.size() >= 6) {
-    const HockneyFit fit = fit_hockney(sizes_bytes, medians, "ping-pong medians");
+    const fit::HockneyFit fit = fit::fit_hockney(sizes_bytes, medians, "ping-pong medians");
     text += fmt::format(
         "Hockney fit of the medians, {} segment{} (mean relative error {:.1f}%, largest "
         "{:.1f}%):\n",
         fit.segments.size(), fit.segments.size() == 1 ? "" : "s", 100 * fit.mean_relative_error,
         100 * fit.max_relative_error);
-    for (const HockneySegment& segment : fit.segments) {
+    for (const fit::HockneySegment& segment : fit.segments) {
       text += fmt::format(
           "  {:>10} to {:>10} B: t0 {:>9}, r_inf {:>12}, m_1/2 {}\n", segment.from_bytes,
           segment.to_bytes, format_seconds(segment.t0_seconds),
@@ -197,20 +193,4 @@ nlohmann::json suite_summary_json(const RunRecords& run, const std::string& suit
   return rows;
 }
 
-std::string format_contention_summary(const std::vector<ResultFile>& files) {
-  return format_contention_summary(read_run_records(files));
-}
-std::string format_overhead_summary(const std::vector<ResultFile>& files) {
-  return format_overhead_summary(read_run_records(files));
-}
-std::string format_compute_summary(const std::vector<ResultFile>& files) {
-  return format_compute_summary(read_run_records(files));
-}
-std::string format_mpi_summary(const std::vector<ResultFile>& files) {
-  return format_mpi_summary(read_run_records(files));
-}
-nlohmann::json suite_summary_json(const std::vector<ResultFile>& files, const std::string& suite) {
-  return suite_summary_json(read_run_records(files), suite);
-}
-
-}  // namespace sonde::fit
+}  // namespace sonde::characterize

@@ -9,12 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "core/results.hpp"
 #include "core/run_records.hpp"
 
-namespace sonde::fit {
-
-bool has_suite(const std::vector<ResultFile>& files, const std::string& suite);
+namespace sonde::characterize {
 
 std::string format_contention_summary(const RunRecords& run);
 std::string format_overhead_summary(const RunRecords& run);
@@ -23,11 +20,4 @@ std::string format_mpi_summary(const RunRecords& run);
 // Every headline of a suite: name, params, counter, median, min, max, cv.
 nlohmann::json suite_summary_json(const RunRecords& run, const std::string& suite);
 
-// The same, reading the files' records first.
-std::string format_contention_summary(const std::vector<ResultFile>& files);
-std::string format_overhead_summary(const std::vector<ResultFile>& files);
-std::string format_compute_summary(const std::vector<ResultFile>& files);
-std::string format_mpi_summary(const std::vector<ResultFile>& files);
-nlohmann::json suite_summary_json(const std::vector<ResultFile>& files, const std::string& suite);
-
-}  // namespace sonde::fit
+}  // namespace sonde::characterize

@@ -581,12 +581,6 @@ void flag_noisy(const std::vector<ResultFile>& files, profile::Profile& p) {
 
 }  // namespace
 
-profile::Profile build_profile(const std::vector<ResultFile>& files,
-                               const std::string& machine_name,
-                               const std::filesystem::path& run_folder) {
-  return build_profile(read_run_records(files), machine_name, run_folder);
-}
-
 profile::Profile build_profile(const RunRecords& run, const std::string& machine_name,
                                const std::filesystem::path& run_folder) {
   const std::vector<ResultFile>& files = run.files;

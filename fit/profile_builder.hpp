@@ -32,9 +32,5 @@ std::string results_digest(const std::vector<std::filesystem::path>& files);
 // Throws an input Error naming the file when a result lacks what a section needs.
 profile::Profile build_profile(const RunRecords& run, const std::string& machine_name,
                                const std::filesystem::path& run_folder);
-// The same, reading the files' records first.
-profile::Profile build_profile(const std::vector<ResultFile>& files,
-                               const std::string& machine_name,
-                               const std::filesystem::path& run_folder);
 
 }  // namespace sonde::fit

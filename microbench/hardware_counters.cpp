@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <papi.h>
-#include <pthread.h>
 
 #include <map>
 #include <mutex>
@@ -11,35 +9,51 @@
 #include "core/error.hpp"
 #include "microbench/page_buffer.hpp"
 
+#if SONDE_HAVE_PAPI
+#include <papi.h>
+#include <pthread.h>
+#endif
+
 namespace sonde::microbench {
 namespace {
-
-unsigned long thread_id() { return static_cast<unsigned long>(::pthread_self()); }
-
-std::string papi_error(int code) { return PAPI_strerror(code); }
 
 HardwareCounters& instance() {
   static HardwareCounters counters;
   return counters;
 }
 
-// One event set per thread, made on the thread's first start() with the chosen events.
-struct ThreadEventSet {
-  int set = PAPI_NULL;
-  bool ready = false;
-  bool failed = false;
-  ~ThreadEventSet() {
-    if (!ready) return;
-    long long ignored[kCountKinds];
-    PAPI_stop(set, ignored);
-    PAPI_cleanup_eventset(set);
-    PAPI_destroy_eventset(&set);
-    PAPI_unregister_thread();
-  }
+// The candidates of each kind, `overrides` ("loads=EVENT") in place of the built-in ones; a
+// malformed override or an unknown kind is a usage Error naming --papi-event.
+struct Candidates {
+  std::map<CountKind, std::vector<std::string>> events;
+  std::map<CountKind, bool> overridden;
 };
-thread_local ThreadEventSet thread_events;
+Candidates candidates_with(const std::vector<std::string>& overrides) {
+  Candidates c;
+  for (CountKind kind : all_count_kinds()) c.events[kind] = candidate_events(kind);
+  for (const std::string& text : overrides) {
+    const auto equals = text.find('=');
+    if (equals == std::string::npos || equals == 0 || equals + 1 == text.size()) {
+      throw usage_error("--papi-event", fmt::format("'{}' is not KIND=EVENT", text));
+    }
+    const std::string kind_name = text.substr(0, equals);
+    const std::optional<CountKind> kind = count_kind_named(kind_name);
+    if (!kind) {
+      std::vector<std::string_view> names;
+      for (CountKind k : all_count_kinds()) names.push_back(name_of(k));
+      throw usage_error("--papi-event", fmt::format("unknown kind '{}'; the kinds are {}",
+                                                    kind_name, fmt::join(names, ", ")));
+    }
+    if (!c.overridden[*kind]) c.events[*kind].clear();
+    c.overridden[*kind] = true;
+    c.events[*kind].push_back(text.substr(equals + 1));
+  }
+  return c;
+}
 
 }  // namespace
+
+bool papi_built_in() { return SONDE_HAVE_PAPI != 0; }
 
 std::vector<std::string> candidate_events(CountKind kind) {
   // Presets where PAPI has them; then native names (libpfm4) of Intel cores and AMD Zen cores.
@@ -67,31 +81,12 @@ std::vector<std::string> candidate_events(CountKind kind) {
 std::vector<EventChoice> choose_events(
     const std::vector<std::string>& overrides,
     const std::function<std::string(const std::string& event)>& try_add) {
-  std::map<CountKind, std::vector<std::string>> candidates;
-  for (CountKind kind : all_count_kinds()) candidates[kind] = candidate_events(kind);
-  std::map<CountKind, bool> overridden;
-  for (const std::string& text : overrides) {
-    const auto equals = text.find('=');
-    if (equals == std::string::npos || equals == 0 || equals + 1 == text.size()) {
-      throw usage_error("--papi-event", fmt::format("'{}' is not KIND=EVENT", text));
-    }
-    const std::string kind_name = text.substr(0, equals);
-    const std::optional<CountKind> kind = count_kind_named(kind_name);
-    if (!kind) {
-      std::vector<std::string_view> names;
-      for (CountKind k : all_count_kinds()) names.push_back(name_of(k));
-      throw usage_error("--papi-event", fmt::format("unknown kind '{}'; the kinds are {}",
-                                                    kind_name, fmt::join(names, ", ")));
-    }
-    if (!overridden[*kind]) candidates[*kind].clear();
-    overridden[*kind] = true;
-    candidates[*kind].push_back(text.substr(equals + 1));
-  }
+  Candidates candidates = candidates_with(overrides);
   std::vector<EventChoice> choices;
   for (CountKind kind : all_count_kinds()) {
     EventChoice choice{kind, "", ""};
     std::vector<std::string> refusals;
-    for (const std::string& event : candidates[kind]) {
+    for (const std::string& event : candidates.events[kind]) {
       const std::string why = try_add(event);
       if (why.empty()) {
         choice.event = event;
@@ -113,6 +108,32 @@ EventTotals& EventTotals::operator+=(const EventTotals& other) {
   failed = failed || other.failed;
   return *this;
 }
+
+// ---- PAPI, where it is built in; else every kind is missing "built without PAPI" ----
+#if SONDE_HAVE_PAPI
+namespace {
+
+unsigned long thread_id() { return static_cast<unsigned long>(::pthread_self()); }
+
+std::string papi_error(int code) { return PAPI_strerror(code); }
+
+// One event set per thread, made on the thread's first start() with the chosen events.
+struct ThreadEventSet {
+  int set = PAPI_NULL;
+  bool ready = false;
+  bool failed = false;
+  ~ThreadEventSet() {
+    if (!ready) return;
+    long long ignored[kCountKinds];
+    PAPI_stop(set, ignored);
+    PAPI_cleanup_eventset(set);
+    PAPI_destroy_eventset(&set);
+    PAPI_unregister_thread();
+  }
+};
+thread_local ThreadEventSet thread_events;
+
+}  // namespace
 
 void HardwareCounters::open(const std::vector<std::string>& overrides) {
   static std::once_flag once;
@@ -154,6 +175,70 @@ void HardwareCounters::open(const std::vector<std::string>& overrides) {
   });
 }
 
+void HardwareCounters::start() const {
+  if (!active_) return;
+  ThreadEventSet& events = thread_events;
+  if (!events.ready && !events.failed) {
+    PAPI_register_thread();
+    bool ok = PAPI_create_eventset(&events.set) == PAPI_OK;
+    for (const EventChoice& choice : choices_) {
+      if (ok && !choice.event.empty()) {
+        ok = PAPI_add_named_event(events.set, choice.event.c_str()) == PAPI_OK;
+      }
+    }
+    events.ready = ok;
+    events.failed = !ok;
+  }
+  if (events.ready && PAPI_start(events.set) != PAPI_OK) events.failed = true;
+}
+
+void HardwareCounters::stop(EventTotals& totals) const {
+  if (!active_) return;
+  ThreadEventSet& events = thread_events;
+  long long values[kCountKinds] = {};
+  if (events.failed || !events.ready || PAPI_stop(events.set, values) != PAPI_OK) {
+    totals.failed = true;
+    return;
+  }
+  // The set holds the chosen events in the order of the kinds, skipping the missing ones.
+  std::size_t slot = 0;
+  for (const EventChoice& choice : choices_) {
+    if (choice.event.empty()) continue;
+    totals.values[static_cast<std::size_t>(choice.kind)] += values[slot++];
+  }
+}
+
+#else
+
+namespace {
+constexpr const char* kWithoutPapi = "built without PAPI";
+}  // namespace
+
+void HardwareCounters::open(const std::vector<std::string>& overrides) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    HardwareCounters& counters = instance();
+    counters.unavailable_why_ = kWithoutPapi;
+    // --papi-event is checked as in a build with PAPI, and then has no effect.
+    Candidates candidates = candidates_with(overrides);
+    for (CountKind kind : all_count_kinds()) {
+      std::string why = kWithoutPapi;
+      if (candidates.overridden[kind]) {
+        why += fmt::format(": --papi-event {}={} has no effect", name_of(kind),
+                           fmt::join(candidates.events[kind], ","));
+        counters.unavailable_why_ = fmt::format("{}: --papi-event has no effect", kWithoutPapi);
+      }
+      counters.choices_.push_back({kind, "", why});
+    }
+  });
+}
+
+void HardwareCounters::start() const {}
+
+void HardwareCounters::stop(EventTotals&) const {}
+
+#endif
+
 const HardwareCounters& HardwareCounters::get() { return instance(); }
 
 std::string HardwareCounters::status() const {
@@ -189,6 +274,7 @@ nlohmann::json HardwareCounters::to_json() const {
   }
   nlohmann::json json = {
       {"measured", active_ ? "papi" : "none"},
+      {"papi_built_in", papi_built_in()},
       {"library", library_.empty() ? nlohmann::json() : nlohmann::json(library_)},
       {"events", events},
       {"missing", missing},
@@ -198,39 +284,6 @@ nlohmann::json HardwareCounters::to_json() const {
        "a measurement"}};
   if (!active_) json["why_not_measured"] = unavailable_why_;
   return json;
-}
-
-void HardwareCounters::start() const {
-  if (!active_) return;
-  ThreadEventSet& events = thread_events;
-  if (!events.ready && !events.failed) {
-    PAPI_register_thread();
-    bool ok = PAPI_create_eventset(&events.set) == PAPI_OK;
-    for (const EventChoice& choice : choices_) {
-      if (ok && !choice.event.empty()) {
-        ok = PAPI_add_named_event(events.set, choice.event.c_str()) == PAPI_OK;
-      }
-    }
-    events.ready = ok;
-    events.failed = !ok;
-  }
-  if (events.ready && PAPI_start(events.set) != PAPI_OK) events.failed = true;
-}
-
-void HardwareCounters::stop(EventTotals& totals) const {
-  if (!active_) return;
-  ThreadEventSet& events = thread_events;
-  long long values[kCountKinds] = {};
-  if (events.failed || !events.ready || PAPI_stop(events.set, values) != PAPI_OK) {
-    totals.failed = true;
-    return;
-  }
-  // The set holds the chosen events in the order of the kinds, skipping the missing ones.
-  std::size_t slot = 0;
-  for (const EventChoice& choice : choices_) {
-    if (choice.event.empty()) continue;
-    totals.values[static_cast<std::size_t>(choice.kind)] += values[slot++];
-  }
 }
 
 const EventTotals& ScopedCounting::stop() {

@@ -3,6 +3,8 @@
 // from PAPI presets first and then native events of CPUs known to have them; `--papi-event
 // KIND=EVENT` picks another. A kind without an event is reported missing, with the reason, and
 // is never recorded as zero. Counting is per thread: each thread of a team counts its own events.
+// A build without PAPI (CMake's SONDE_PAPI off, or PAPI not found) counts nothing: every kind is
+// missing with the reason "built without PAPI", and --papi-event is checked but has no effect.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -24,6 +26,9 @@ struct EventChoice {
   std::string event;           // empty when missing
   std::string missing_reason;  // why no event counts this kind
 };
+
+// Whether this build counts with PAPI.
+bool papi_built_in();
 
 // The PAPI event names tried for a kind, in order.
 std::vector<std::string> candidate_events(CountKind kind);

@@ -28,7 +28,8 @@ void add_common_options(CLI::App& app, CommonOptions& options) {
       ->delimiter(',');
   app.add_option("--papi-event", options.papi_events,
                  "Count KIND (loads, stores, l1_misses, l2_misses, llc_misses, l1_writebacks, "
-                 "llc_writebacks) with this PAPI event, e.g. llc_misses=perf::LLC-LOAD-MISSES")
+                 "llc_writebacks) with this PAPI event, e.g. llc_misses=perf::LLC-LOAD-MISSES (no "
+                 "effect in a build without PAPI)")
       ->type_name("KIND=EVENT");
   app.add_option("--noise-cv", options.noise_cv,
                  "Coefficient of variation of a benchmark's repetitions above which it is "

@@ -311,4 +311,11 @@ nlohmann::json Topology::to_json() const {
           {"cpu_vendor", cpu_vendor_}, {"summary", summary()}};
 }
 
+std::string describe_topology(const std::string& xml, const std::string& synthetic, bool json) {
+  const Topology topology = !xml.empty()         ? Topology::from_xml_file(xml)
+                            : !synthetic.empty() ? Topology::from_synthetic(synthetic)
+                                                 : Topology::from_system();
+  return json ? topology.to_json().dump(2) + "\n" : topology.report();
+}
+
 }  // namespace sonde::microbench

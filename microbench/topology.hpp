@@ -101,4 +101,8 @@ class Topology {
   bool this_system_ = false;
 };
 
+// `sonde topology`: the report, or its JSON, of the topology exported by `lstopo --of xml` to
+// `xml`, of an hwloc `synthetic` description, or of this system when both are empty.
+std::string describe_topology(const std::string& xml, const std::string& synthetic, bool json);
+
 }  // namespace sonde::microbench

@@ -2,11 +2,10 @@
 // and, with PAPI, its own event counts), so that markers in different threads never contend; the
 // records are written as one JSON file when the process exits. Under valgrind's callgrind the
 // markers also zero the thread's simulated counts at a phase's start and dump them at its end,
-// labelled with the thread and the phase, for `sonde counters` to read.
+// labelled with the thread and the phase, for `sonde counters` to read. Built without PAPI, the
+// papi mode records times only and says so in the record's errors.
 #include "sonde/phase.h"
 
-#include <papi.h>
-#include <pthread.h>
 #include <unistd.h>
 #include <valgrind/callgrind.h>
 #include <nlohmann/json.hpp>
@@ -21,11 +20,18 @@
 #include <string>
 #include <vector>
 
+#if SONDE_HAVE_PAPI
+#include <papi.h>
+#include <pthread.h>
+#endif
+
 int sonde_phase_collecting = 0;
 
 namespace {
 
 enum class Mode { time, papi, callgrind };
+
+using Events = std::vector<std::pair<std::string, std::string>>;  // kind, PAPI event name
 
 struct PhaseTotals {
   long long occurrences = 0;
@@ -36,7 +42,7 @@ struct PhaseTotals {
 struct ThreadRecord {
   int index = 0;       // in the order of first markers
   int processor = -1;  // as the program named it, if it did
-  int event_set = PAPI_NULL;
+  int event_set = -1;  // PAPI_NULL
   bool counting = false;
   std::string open_phase;  // empty between phases
   double opened_at = 0;
@@ -47,7 +53,7 @@ struct ThreadRecord {
 struct Recorder {
   std::string record_prefix;
   Mode mode = Mode::time;
-  std::vector<std::pair<std::string, std::string>> events;  // kind, PAPI event name
+  Events events;
   std::mutex mutex;
   std::deque<ThreadRecord> threads;  // a deque: records never move once a thread holds one
   std::vector<std::string> errors;
@@ -72,7 +78,46 @@ void add_error(const std::string& what) {
   if (r.errors.size() < 20) r.errors.push_back(what);
 }
 
+// ---- PAPI, where it is built in ----
+#if SONDE_HAVE_PAPI
 unsigned long thread_id() { return static_cast<unsigned long>(pthread_self()); }
+
+// Starts PAPI in this process: empty, or why it cannot count.
+std::string start_papi() {
+  int rc = PAPI_library_init(PAPI_VER_CURRENT);
+  if (rc != PAPI_VER_CURRENT) return std::string("PAPI_library_init failed: ") + PAPI_strerror(rc);
+  if ((rc = PAPI_thread_init(thread_id)) != PAPI_OK)
+    return std::string("PAPI_thread_init failed: ") + PAPI_strerror(rc);
+  return "";
+}
+
+// Makes the calling thread's event set of `events` and starts it; false, with the reasons added
+// to `errors`, when it cannot count.
+bool start_event_set(int& set, const Events& events, const std::string& thread,
+                     std::vector<std::string>& errors) {
+  int rc = PAPI_create_eventset(&set);
+  for (const auto& [kind, event] : events) {
+    if (rc != PAPI_OK) break;
+    rc = PAPI_add_named_event(set, event.c_str());
+    if (rc != PAPI_OK) {
+      errors.push_back(thread + ": PAPI cannot count " + event + " (" + kind +
+                       "): " + PAPI_strerror(rc));
+    }
+  }
+  if (rc == PAPI_OK) rc = PAPI_start(set);
+  if (rc != PAPI_OK && !events.empty())
+    errors.push_back(thread + ": PAPI counting failed: " + PAPI_strerror(rc));
+  return rc == PAPI_OK;
+}
+
+void read_event_set(int set, long long* values) { PAPI_read(set, values); }
+#else
+std::string start_papi() { return "sonde_phase built without PAPI: papi mode records times only"; }
+bool start_event_set(int&, const Events&, const std::string&, std::vector<std::string>&) {
+  return false;
+}
+void read_event_set(int, long long*) {}
+#endif
 
 ThreadRecord& this_thread() {
   if (t_record != nullptr) return *t_record;
@@ -85,20 +130,10 @@ ThreadRecord& this_thread() {
   }
   ThreadRecord& t = *t_record;
   if (r.mode == Mode::papi) {
-    int rc = PAPI_create_eventset(&t.event_set);
-    for (const auto& [kind, event] : r.events) {
-      if (rc != PAPI_OK) break;
-      rc = PAPI_add_named_event(t.event_set, event.c_str());
-      if (rc != PAPI_OK) {
-        add_error("thread " + std::to_string(t.index) + ": PAPI cannot count " + event + " (" +
-                  kind + "): " + PAPI_strerror(rc));
-      }
-    }
-    if (rc == PAPI_OK) rc = PAPI_start(t.event_set);
-    t.counting = rc == PAPI_OK;
-    if (!t.counting && !r.events.empty())
-      add_error("thread " + std::to_string(t.index) +
-                ": PAPI counting failed: " + PAPI_strerror(rc));
+    std::vector<std::string> errors;
+    t.counting =
+        start_event_set(t.event_set, r.events, "thread " + std::to_string(t.index), errors);
+    for (const std::string& error : errors) add_error(error);
     t.at_open.assign(r.events.size(), 0);
   }
   return t;
@@ -180,12 +215,8 @@ __attribute__((constructor)) void start_collecting() {
       if (eq != std::string::npos) r.events.emplace_back(item.substr(0, eq), item.substr(eq + 1));
       start = end + 1;
     }
-    int rc = PAPI_library_init(PAPI_VER_CURRENT);
-    if (rc != PAPI_VER_CURRENT) {
-      r.errors.push_back(std::string("PAPI_library_init failed: ") + PAPI_strerror(rc));
-      r.events.clear();
-    } else if ((rc = PAPI_thread_init(thread_id)) != PAPI_OK) {
-      r.errors.push_back(std::string("PAPI_thread_init failed: ") + PAPI_strerror(rc));
+    if (const std::string why = start_papi(); !why.empty()) {
+      r.errors.push_back(why);
       r.events.clear();
     }
   }
@@ -208,7 +239,7 @@ extern "C" void sonde_phase_record_begin(const char* name) {
     return;
   }
   t.open_phase = name;
-  if (t.counting) PAPI_read(t.event_set, t.at_open.data());
+  if (t.counting) read_event_set(t.event_set, t.at_open.data());
   if (recorder().mode == Mode::callgrind) CALLGRIND_ZERO_STATS;
   t.opened_at = now_seconds();
 }
@@ -230,7 +261,7 @@ extern "C" void sonde_phase_record_end(const char* name) {
   PhaseTotals& totals = t.phases[name];
   if (t.counting) {
     std::vector<long long> now(t.at_open.size(), 0);
-    PAPI_read(t.event_set, now.data());
+    read_event_set(t.event_set, now.data());
     totals.counts.resize(now.size(), 0);
     for (std::size_t e = 0; e < now.size(); ++e) totals.counts[e] += now[e] - t.at_open[e];
   }

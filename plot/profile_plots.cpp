@@ -277,12 +277,6 @@ std::vector<std::filesystem::path> collectives_plot(const profile::Profile& p,
 }  // namespace
 
 std::vector<std::filesystem::path> plot_profile(const profile::Profile& profile,
-                                                const std::vector<ResultFile>& files,
-                                                const std::filesystem::path& folder) {
-  return plot_profile(profile, read_run_records(files), folder);
-}
-
-std::vector<std::filesystem::path> plot_profile(const profile::Profile& profile,
                                                 const RunRecords& run,
                                                 const std::filesystem::path& folder) {
   if (!on_path("gnuplot")) {

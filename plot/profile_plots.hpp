@@ -26,10 +26,6 @@ namespace sonde::plot {
 std::vector<std::filesystem::path> plot_profile(const profile::Profile& profile,
                                                 const RunRecords& run,
                                                 const std::filesystem::path& folder);
-// The same, reading the files' records first.
-std::vector<std::filesystem::path> plot_profile(const profile::Profile& profile,
-                                                const std::vector<ResultFile>& files,
-                                                const std::filesystem::path& folder);
 
 // One series of a prediction: (n, T_n, S_n, E_n) for a scheme.
 struct PredictionSeries {

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "counters/counter_model.hpp"
 
 namespace sonde::predict {
 
@@ -36,6 +37,14 @@ std::vector<double> powers_of_two(double largest) {
   std::vector<double> out;
   for (double n = 1; n < largest; n *= 2) out.push_back(n);
   out.push_back(largest);
+  return out;
+}
+
+std::vector<double> plot_nodes(double largest) {
+  std::vector<double> out;
+  for (double n = 1; n <= largest * 1.0001; n *= std::pow(2.0, 0.125)) {
+    if (out.empty() || std::round(n) > out.back()) out.push_back(std::round(n));
+  }
   return out;
 }
 
@@ -201,6 +210,34 @@ nlohmann::json prediction_json(const Predictor& predictor, const std::vector<dou
   }
   out["requirements"] = checks;
   out["advice"] = predictor.grain_advice(nodes.empty() ? 1 : nodes.back());
+  return out;
+}
+
+std::string format_measured(const Predictor& predictor,
+                            const std::vector<std::pair<double, double>>& measured) {
+  if (measured.empty()) return "";
+  std::string out = "\nMeasured against predicted (full-overhead)\n";
+  out += fmt::format("  {:>6} {:>12} {:>12} {:>8} {:>10}\n", "n", "measured", "predicted", "E",
+                     "|T-P|/T");
+  for (const auto& [n, t] : measured) {
+    const double p = predictor.at(n, Scheme::full_overhead).total;
+    out += fmt::format("  {:>6.0f} {:>12} {:>12} {:>8.3f} {:>9.1f}%\n", n, format_seconds(t),
+                       format_seconds(p), counters::error_ratio(t, p), 100 * std::abs(t - p) / t);
+  }
+  return out;
+}
+
+nlohmann::json measured_json(const Predictor& predictor,
+                             const std::vector<std::pair<double, double>>& measured) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [n, t] : measured) {
+    const double p = predictor.at(n, Scheme::full_overhead).total;
+    out.push_back({{"n", n},
+                   {"seconds", t},
+                   {"predicted_seconds", p},
+                   {"error_ratio", counters::error_ratio(t, p)},
+                   {"relative_error", std::abs(t - p) / t}});
+  }
   return out;
 }
 

@@ -199,6 +199,13 @@ Profile parse_profile(const std::string& text, const std::string& where);
 std::string to_yaml(const Profile& profile);
 void write_profile(const Profile& profile, const std::filesystem::path& path);  // atomically
 
+// The profiles of the machines a prediction's times were measured on, by machine name: those in
+// `given` (a later one of the same name replaces an earlier), then for each name in `named` that
+// none of them is, <name>.yaml beside `target` when that file exists.
+std::map<std::string, Profile> reference_profiles(const std::vector<std::string>& given,
+                                                  const std::vector<std::string>& named,
+                                                  const std::filesystem::path& target);
+
 // What a prediction can ask a profile for; throws an input Error naming the file and the missing
 // key ("machines/x.yaml: collectives.broadcast: absent; the profile has barrier, reduce").
 const Collective& require_collective(const Profile& profile, const std::string& operation,

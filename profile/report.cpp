@@ -201,6 +201,14 @@ std::string format_profile(const Profile& p) {
   return out;
 }
 
+void validate_profiles(const std::vector<std::string>& paths, std::ostream& out) {
+  for (const std::string& path : paths) {
+    const Profile profile = read_profile(path);
+    out << fmt::format("{}: valid sonde profile version {} ({})\n", path, profile.version,
+                       profile.machine.name);
+  }
+}
+
 std::string compare_profiles(const Profile& a, const Profile& b) {
   std::string out =
       fmt::format("{:<34} {:>16} {:>16} {:>8}\n", "", a.machine.name, b.machine.name, "b / a");

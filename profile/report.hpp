@@ -3,7 +3,9 @@
 // g-parameters), and two profiles side by side with the ratio of every value they share.
 #pragma once
 
+#include <ostream>
 #include <string>
+#include <vector>
 
 #include "profile/profile.hpp"
 
@@ -13,6 +15,10 @@ namespace sonde::profile {
 std::string format_quantity(const Quantity& quantity);
 
 std::string format_profile(const Profile& profile);
+
+// `sonde validate`: reads each profile in turn and writes a line for each that is valid; the first
+// that is not throws its input Error.
+void validate_profiles(const std::vector<std::string>& paths, std::ostream& out);
 
 // One line per value present in both profiles: a's value, b's, and b / a; then what only one has.
 std::string compare_profiles(const Profile& a, const Profile& b);

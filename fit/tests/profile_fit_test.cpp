@@ -205,7 +205,7 @@ TEST(ProfileBuilder, AResultLackingAKeyIsAnErrorNotADefault) {
       {"benchmarks", benchmarks}};
   const ResultFile file = parse_result_json(document.dump(), "contention-access.json");
   try {
-    build_profile(std::vector<ResultFile>{file}, "m", "run");
+    build_profile(read_run_records({file}), "m", "run");
     FAIL() << "a missing parameter was read as a default";
   } catch (const Error& e) {
     const std::string message = e.what();

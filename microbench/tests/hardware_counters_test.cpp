@@ -195,5 +195,36 @@ TEST(HardwareCounters, EveryKindIsCountedOrMissingOnThisMachine) {
   EXPECT_FALSE(counting.stop().failed);
 }
 
+TEST(HardwareCounters, TheRunContextSaysWhetherPapiIsBuiltIn) {
+  HardwareCounters::open({"loads=sonde::no_such_event"});
+  const HardwareCounters& counters = HardwareCounters::get();
+  const nlohmann::json json = counters.to_json();
+  EXPECT_EQ(json["papi_built_in"], bool(SONDE_HAVE_PAPI));
+  EXPECT_EQ(papi_built_in(), bool(SONDE_HAVE_PAPI));
+#if !SONDE_HAVE_PAPI
+  // Without PAPI nothing counts, and every kind is missing for that reason, never zero.
+  EXPECT_FALSE(counters.active());
+  EXPECT_EQ(json["measured"], "none");
+  EXPECT_TRUE(json["events"].empty());
+  for (CountKind kind : all_count_kinds()) {
+    const std::string why = json["missing"][std::string(name_of(kind))].get<std::string>();
+    EXPECT_EQ(why.rfind("built without PAPI", 0), 0u) << why;
+  }
+  EXPECT_NE(json["why_not_measured"].get<std::string>().find("built without PAPI"),
+            std::string::npos);
+  EXPECT_NE(counters.status().find("built without PAPI"), std::string::npos);
+  // --papi-event was checked and says it has no effect.
+  EXPECT_NE(json["missing"]["loads"].get<std::string>().find("--papi-event"), std::string::npos);
+  EXPECT_NE(counters.status().find("--papi-event has no effect"), std::string::npos);
+  EventTotals totals;
+  counters.start();
+  counters.stop(totals);
+  EXPECT_FALSE(totals.failed);
+  EXPECT_EQ(totals.values, EventTotals{}.values);
+#else
+  EXPECT_EQ(counters.status().find("built without PAPI"), std::string::npos);
+#endif
+}
+
 }  // namespace
 }  // namespace sonde::microbench

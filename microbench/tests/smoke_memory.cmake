@@ -1,7 +1,7 @@
 cmake_policy(VERSION 3.25)
 # Runs sonde-bench-memory in quick mode over every part and checks its result file; then checks
 # that bad options give one clear error line, a non-zero exit and no result file.
-# Arguments: -DPROGRAM=<sonde-bench-memory> -DWORK=<scratch folder>
+# Arguments: -DPROGRAM=<sonde-bench-memory> -DWORK=<scratch folder> -DHAVE_PAPI=<1 or 0>
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 
@@ -40,6 +40,17 @@ foreach(expected pointer_chase read write copy triad strided_read)
   endif()
 endforeach()
 check_counts("${json}" "sonde::no_such_event")
+# The context says whether PAPI was built in; a build without it says so, and counts nothing.
+string(JSON built_in GET "${json}" context sonde counters papi_built_in)
+if(HAVE_PAPI AND NOT built_in)
+  message(FATAL_ERROR "built with PAPI, but the context says papi_built_in ${built_in}")
+elseif(NOT HAVE_PAPI)
+  string(JSON measured GET "${json}" context sonde counters measured)
+  if(built_in OR NOT measured STREQUAL "none" OR NOT err MATCHES "built without PAPI")
+    message(FATAL_ERROR "built without PAPI, but the run does not say so "
+                        "(papi_built_in ${built_in}, measured ${measured}):\n${err}")
+  endif()
+endif()
 message(STATUS "quick run: ${count} entries, kernels ok")
 
 # Bad options: one line naming the problem, exit code 2, nothing written.

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <sstream>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -177,6 +178,25 @@ TEST(Profile, CompareReadsSideBySide) {
   EXPECT_NE(table.find("only ibm-sp2"), std::string::npos) << table;
 }
 
+TEST(Profile, ReferenceProfilesAreGivenOrBesideTheTarget) {
+  // Named machines are looked for beside the target; one without a file is left out.
+  auto found = reference_profiles({}, {"cm-5", "no-such-machine", ""}, kSp2);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found.at("cm-5").machine.name, "cm-5");
+  // A given profile goes by its machine name and is not looked for again.
+  found = reference_profiles({kSgi}, {"sgi-power-challenge"}, "elsewhere/target.yaml");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found.begin()->first, read_profile(kSgi).machine.name);
+}
+
+TEST(Profile, ValidateNamesEachValidProfile) {
+  std::ostringstream out;
+  validate_profiles({kSp2, kCm5}, out);
+  EXPECT_NE(out.str().find("machines/ibm-sp2.yaml: valid sonde profile version"), std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("(cm-5)"), std::string::npos) << out.str();
+}
+
 // --- malformed and adversarial files ---
 
 void expect_rejected(const std::string& text, const std::string& fragment) {
@@ -293,6 +313,23 @@ TEST_F(Malformed, ErrorsCarryTheLine) {
   std::size_t line = 1;
   for (std::size_t i = 0; i < bad.find("cores_per_node: two"); ++i) line += bad[i] == '\n';
   expect_rejected(bad, "bad.yaml:" + std::to_string(line) + ": machine.cores_per_node");
+}
+
+// fuzz/regressions/profile/note-not-utf8.yaml: a note with bytes that are not UTF-8 was read as it
+// was and written back with U+FFFD in their place, so the profile changed on writing.
+TEST_F(Malformed, TextThatIsNotUtf8) {
+  const std::string bad = replaced(good, "name: test-machine",
+                                   "name: test-m\xE4"
+                                   "chine");
+  std::size_t line = 1;
+  for (std::size_t i = 0; i < bad.find("test-m\xE4"); ++i) line += bad[i] == '\n';
+  expect_rejected(bad, "bad.yaml:" + std::to_string(line) +
+                           ": byte 0xE4 is not UTF-8; a profile is UTF-8 text");
+  // What the YAML escapes as a control character reads and writes back the same.
+  const std::string tab = replaced(good, "name: test-machine", "name: \"test\\tmachine\"");
+  const Profile p = parse_profile(tab, "tab.yaml");
+  EXPECT_EQ(p.machine.name, "test\tmachine");
+  EXPECT_EQ(parse_profile(to_yaml(p), "again.yaml"), p);
 }
 
 }  // namespace

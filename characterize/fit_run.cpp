@@ -1,0 +1,106 @@
+#include "characterize/fit_run.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+#include "characterize/suite_summaries.hpp"
+#include "core/results.hpp"
+#include "core/units.hpp"
+#include "fit/memory_levels.hpp"
+#include "fit/profile_builder.hpp"
+#include "microbench/sizing.hpp"
+#include "microbench/topology.hpp"
+#include "plot/profile_plots.hpp"
+#include "profile/profile.hpp"
+
+namespace sonde::characterize {
+
+namespace {
+
+// Each suite's summary of a run's files, as text; or as JSON beside the run folder.
+void write_summaries(const RunRecords& run, std::ostream& out) {
+  if (run.has("memory")) {
+    out << fit::format_memory_summary(fit::summarize_memory(run.files));
+  }
+  if (run.has("contention")) out << format_contention_summary(run);
+  if (run.has("overhead")) out << format_overhead_summary(run);
+  if (run.has("compute")) out << format_compute_summary(run);
+  if (run.has("mpi")) out << format_mpi_summary(run);
+}
+
+nlohmann::json summaries_json(const RunRecords& run, const std::filesystem::path& run_folder) {
+  nlohmann::json report = {{"run_folder", run_folder.string()}};
+  if (run.has("memory")) {
+    report["memory"] = fit::to_json(fit::summarize_memory(run.files));
+  }
+  for (const char* suite : {"contention", "overhead", "compute", "mpi"}) {
+    if (run.has(suite)) report[suite] = suite_summary_json(run, suite);
+  }
+  return report;
+}
+
+}  // namespace
+
+std::filesystem::path fit_run(const FitRunOptions& options, std::ostream& log) {
+  const std::filesystem::path run_folder = options.run_folder;
+  // The run read once: the profile and its plots take the same records.
+  const RunRecords run = read_run_records(read_result_folder(run_folder));
+  // results/<machine>/<run-id>, also when written with a trailing slash.
+  std::filesystem::path folder = std::filesystem::absolute(run_folder).lexically_normal();
+  if (!folder.has_filename()) folder = folder.parent_path();
+  const std::string machine =
+      options.machine.empty() ? folder.parent_path().filename().string() : options.machine;
+  const std::filesystem::path output = options.output.empty()
+                                           ? std::filesystem::path("machines") / (machine + ".yaml")
+                                           : std::filesystem::path(options.output);
+  const profile::Profile profile = fit::build_profile(run, machine, run_folder);
+  profile::write_profile(profile, output);
+  log << fmt::format("profile: {}\n", output.string());
+  const std::filesystem::path plot_folder =
+      options.plots.empty() ? output.parent_path() / machine : std::filesystem::path(options.plots);
+  for (const auto& written : plot::plot_profile(profile, run, plot_folder)) {
+    log << fmt::format("plot: {}\n", written.string());
+  }
+  return output;
+}
+
+int characterize_command(CharacterizeCommand command, std::ostream& out, std::ostream& log) {
+  CharacterizeOptions& options = command.options;
+  SuiteSelection& selection = command.selection;
+  options.results_root = command.results_root;
+  std::istringstream words(command.mpi_launcher);
+  for (std::string word; words >> word;) selection.mpi_launcher.push_back(word);
+  if (!selection.mpi_launcher.empty()) selection.mpi = true;
+  if (options.budget_given) options.budget_seconds = parse_duration(command.budget, "--budget");
+
+  const auto topology = microbench::Topology::from_system();
+  const auto outcome = characterize(options, selection, topology);
+  if (outcome.planned_only) return 0;
+  std::vector<ResultFile> files;
+  for (const auto& path : outcome.result_files) files.push_back(read_result_file(path));
+  const RunRecords run = read_run_records(std::move(files));
+  if (command.json) {
+    out << summaries_json(run, outcome.run_folder).dump(2) << "\n";
+    return 0;
+  }
+  write_summaries(run, out);
+  const auto sizing = microbench::read_sizing((outcome.run_folder / "sizing.json").string());
+  if (!sizing.notes.empty()) {
+    out << "\nSizing\n";
+    for (const std::string& note : sizing.notes) out << "  " << note << "\n";
+  }
+  out << fmt::format("\nRaw results: {} ({} parts measured now, {} kept from before)\n",
+                     outcome.run_folder.string(), outcome.parts_measured, outcome.parts_kept);
+  const std::string machine = outcome.run_folder.parent_path().filename();
+  const std::filesystem::path profiles = command.profiles_folder;
+  const auto profile =
+      fit_run({outcome.run_folder.string(), machine, (profiles / (machine + ".yaml")).string(),
+               (profiles / machine).string()},
+              log);
+  out << fmt::format("Profile: {} (sonde show {})\n", profile.string(), profile.string());
+  return 0;
+}
+
+}  // namespace sonde::characterize
