@@ -3,6 +3,10 @@
 #include <csv.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+#include <utility>
+
 #include "core/error.hpp"
 
 namespace sonde {
@@ -30,13 +34,79 @@ void on_row(int, void* state_ptr) {
   state->in_row = false;
 }
 
+// The text without a leading UTF-8 byte-order mark, with CRLF and CR line ends as LF (inside a
+// quoted field too: a line break in a cell is a line break whichever way it was saved).
+std::string normalized(const std::string& text) {
+  const std::size_t start = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;
+  std::string out;
+  out.reserve(text.size() - start);
+  for (std::size_t i = start; i < text.size(); ++i) {
+    if (text[i] != '\r') {
+      out += text[i];
+      continue;
+    }
+    out += '\n';
+    if (i + 1 < text.size() && text[i + 1] == '\n') ++i;
+  }
+  return out;
+}
+
+// The header line decides the separator: the first record that is neither blank nor a comment.
+// Semicolons and no comma outside quotes: semicolon-separated; anything else: comma-separated.
+char separator_of(const std::string& text) {
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t first = at;
+    while (first < text.size() && (text[first] == ' ' || text[first] == '\t')) ++first;
+    const bool blank = first >= text.size() || text[first] == '\n';
+    const bool comment =
+        !blank && (text[first] == '#' ||
+                   (text[first] == '"' && first + 1 < text.size() && text[first + 1] == '#'));
+    // To the end of the record: a newline outside quotes.
+    bool quoted = false;
+    std::size_t commas = 0, semicolons = 0;
+    for (; at < text.size(); ++at) {
+      const char c = text[at];
+      if (c == '"') quoted = !quoted;
+      if (quoted) continue;
+      if (c == '\n') break;
+      commas += c == ',';
+      semicolons += c == ';';
+    }
+    ++at;
+    if (blank || comment) continue;
+    return semicolons > 0 && commas == 0 ? ';' : ',';
+  }
+  return ',';
+}
+
+bool digits(const std::string& text, std::size_t from, std::size_t to) {
+  if (from >= to) return false;
+  return std::all_of(text.begin() + static_cast<std::ptrdiff_t>(from),
+                     text.begin() + static_cast<std::ptrdiff_t>(to),
+                     [](unsigned char c) { return std::isdigit(c) != 0; });
+}
+
 }  // namespace
 
-std::vector<CsvRow> parse_csv(const std::string& text, const std::string& file) {
+CsvTable parse_csv_table(const std::string& raw, const std::string& file) {
+  const std::string text = normalized(raw);
+  if (const std::size_t bad = invalid_utf8_at(text); bad != std::string::npos) {
+    const auto line =
+        1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n');
+    throw input_error(fmt::format("{}:{}", file, line),
+                      fmt::format("byte 0x{:02X} is not UTF-8; save the file as UTF-8 text (a "
+                                  "spreadsheet's \"CSV UTF-8\")",
+                                  static_cast<unsigned char>(text[bad])));
+  }
+  CsvTable table;
+  table.separator = separator_of(text);
+  table.decimal_comma = table.separator == ';';
   csv_parser parser;
   if (csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
     throw Error(ExitCode::failure, file, "libcsv could not start");
   }
+  csv_set_delim(&parser, static_cast<unsigned char>(table.separator));
   CsvState state;
   // Line by line, so that every row knows the line it starts on.
   std::size_t start = 0;
@@ -59,7 +129,33 @@ std::vector<CsvRow> parse_csv(const std::string& text, const std::string& file) 
                       "not valid CSV at the end of the file: " + why);
   }
   csv_free(&parser);
-  return state.rows;
+  table.rows = std::move(state.rows);
+  return table;
+}
+
+std::vector<CsvRow> parse_csv(const std::string& text, const std::string& file) {
+  return parse_csv_table(text, file).rows;
+}
+
+std::string numeric_cell(const std::string& cell, const CsvTable& table) {
+  if (!table.decimal_comma) return cell;
+  const std::string text = trimmed(cell);
+  // [+-] digits? , digits ([eE] [+-] digits)?
+  std::size_t at = text.size() > 0 && (text[0] == '+' || text[0] == '-') ? 1 : 0;
+  const std::size_t comma = text.find(',', at);
+  if (comma == std::string::npos) return cell;
+  if (comma > at && !digits(text, at, comma)) return cell;
+  std::size_t end = text.find_first_of("eE", comma);
+  if (end == std::string::npos) end = text.size();
+  if (!digits(text, comma + 1, end)) return cell;
+  if (end < text.size()) {
+    std::size_t exponent = end + 1;
+    if (exponent < text.size() && (text[exponent] == '+' || text[exponent] == '-')) ++exponent;
+    if (!digits(text, exponent, text.size())) return cell;
+  }
+  std::string out = text;
+  out[comma] = '.';
+  return out;
 }
 
 std::string trimmed(const std::string& text) {

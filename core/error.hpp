@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace sonde {
 
@@ -34,5 +35,16 @@ class Error : public std::runtime_error {
 Error usage_error(std::string option, const std::string& what);
 Error input_error(std::string where, const std::string& what);
 Error io_error(std::string where, const std::string& what);
+
+// A value from a file quoted for a message, with what cannot be seen written out and named:
+// "'\u00a0kind' (holds U+00A0 NO-BREAK SPACE)". Written out: control characters (tabs, line ends,
+// NUL), no-break, zero-width and other unusual spaces, byte-order marks, soft hyphens and direction
+// marks as \uXXXX; bytes that are not UTF-8 as \xNN. Visible text is only quoted: "'kind'".
+std::string shown(std::string_view text);
+// The same without the quotes, the names at the end. Every Error's message goes through it, so
+// that no message hides or breaks on what it quotes (a NUL would end it).
+std::string visible(std::string_view text);
+// The offset of the first byte of `text` that is not UTF-8, or npos.
+std::size_t invalid_utf8_at(std::string_view text);
 
 }  // namespace sonde

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <set>
+#include <type_traits>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -41,12 +44,41 @@ template <typename T>
 T required(const nlohmann::json& entry, const char* key, const std::string& where) {
   const auto it = entry.find(key);
   if (it == entry.end()) throw input_error(where, fmt::format("lacks the field '{}'", key));
+  // A whole number only from an integer: get<> would cut 2.5 to 2 (and 1e30 overflows).
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (!it->is_number_integer()) {
+      throw input_error(where, fmt::format("field '{}' has the wrong type ({}); expected a whole "
+                                           "number",
+                                           key, it->type_name()));
+    }
+    const bool fits =
+        it->is_number_unsigned()
+            ? it->get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())
+            : it->get<std::int64_t>() >= std::numeric_limits<T>::min() &&
+                  it->get<std::int64_t>() <= std::numeric_limits<T>::max();
+    if (!fits)
+      throw input_error(where, fmt::format("field '{}' is {}: out of range", key, it->dump()));
+  }
   try {
     return it->get<T>();
   } catch (const nlohmann::json::exception&) {
     throw input_error(where,
                       fmt::format("field '{}' has the wrong type ({})", key, it->type_name()));
   }
+}
+
+// A field that may be absent (then `fallback`), of the right type where present.
+template <typename T>
+T optional(const nlohmann::json& entry, const char* key, T fallback, const std::string& where) {
+  return entry.contains(key) ? required<T>(entry, key, where) : fallback;
+}
+
+double non_negative(const nlohmann::json& entry, const char* key, const std::string& where) {
+  const double value = required<double>(entry, key, where);
+  if (!(value >= 0)) {
+    throw input_error(where, fmt::format("field '{}' is {}; expected a value >= 0", key, value));
+  }
+  return value;
 }
 
 }  // namespace
@@ -71,6 +103,9 @@ ResultFile parse_result_json(const std::string& text, const std::string& where) 
     document = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw input_error(where, fmt::format("is not valid JSON (byte {}): {}", e.byte, e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    // A number beyond a double's range ("1e400"): out_of_range, not a parse error.
+    throw input_error(where, fmt::format("is not valid JSON: {}", e.what()));
   }
   if (!document.is_object()) throw input_error(where, "is not a JSON object");
   ResultFile file;
@@ -86,16 +121,24 @@ ResultFile parse_result_json(const std::string& text, const std::string& where) 
     if (!entry.is_object()) throw input_error(entry_where, "is not an object");
     BenchmarkRecord record;
     record.name = required<std::string>(entry, "name", entry_where);
-    record.run_name = entry.value("run_name", record.name);
-    record.run_type = entry.value("run_type", "iteration");
-    record.aggregate_name = entry.value("aggregate_name", "");
-    record.repetition_index = entry.value("repetition_index", -1);
-    if (entry.value("error_occurred", false)) {
-      record.error_message = entry.value("error_message", "failed without a message");
+    record.run_name = optional<std::string>(entry, "run_name", record.name, entry_where);
+    record.run_type = optional<std::string>(entry, "run_type", "iteration", entry_where);
+    record.aggregate_name = optional<std::string>(entry, "aggregate_name", "", entry_where);
+    record.repetition_index = optional<int>(entry, "repetition_index", -1, entry_where);
+    if (optional<bool>(entry, "error_occurred", false, entry_where)) {
+      record.error_message =
+          optional<std::string>(entry, "error_message", "failed without a message", entry_where);
+      // Google Benchmark writes "error_occurred": true with an empty message too.
+      if (record.error_message.empty()) record.error_message = "failed without a message";
     } else {
       record.iterations = required<std::int64_t>(entry, "iterations", entry_where);
-      record.real_time = required<double>(entry, "real_time", entry_where);
-      record.cpu_time = required<double>(entry, "cpu_time", entry_where);
+      if (record.iterations < 0) {
+        throw input_error(entry_where,
+                          fmt::format("field 'iterations' is {}; expected a whole number >= 0",
+                                      record.iterations));
+      }
+      record.real_time = non_negative(entry, "real_time", entry_where);
+      record.cpu_time = non_negative(entry, "cpu_time", entry_where);
       record.time_unit = required<std::string>(entry, "time_unit", entry_where);
     }
     record.params = entry.value("params", nlohmann::json());

@@ -23,7 +23,8 @@ double time_scale(const std::string& unit, const std::string& where) {
   if (unit == "ms") return 1e-3;
   if (unit == "us") return 1e-6;
   if (unit == "ns") return 1e-9;
-  throw input_error(where, fmt::format("unknown time unit '{}': expected s, ms, us or ns", unit));
+  throw input_error(where,
+                    fmt::format("unknown time unit {}: expected s, ms, us or ns", shown(unit)));
 }
 
 double number(const std::string& text, const std::string& where, const std::string& what) {
@@ -35,7 +36,7 @@ double number(const std::string& text, const std::string& where, const std::stri
     used = 0;
   }
   if (text.empty() || used != text.size() || !std::isfinite(value)) {
-    throw input_error(where, fmt::format("{}: expected a number, found '{}'", what, text));
+    throw input_error(where, fmt::format("{}: expected a number, found {}", what, shown(text)));
   }
   return value;
 }
@@ -156,9 +157,9 @@ const PhaseCounts* CounterTable::find(const std::string& phase, double size) con
 
 namespace {
 
-void read_into(CounterTable& table, const std::filesystem::path& path) {
-  const std::string file = path.string();
-  const std::vector<CsvRow> rows = parse_csv(read_file(path), file);
+void read_into(CounterTable& table, const std::string& text, const std::string& file) {
+  const CsvTable csv = parse_csv_table(text, file);
+  const std::vector<CsvRow>& rows = csv.rows;
   std::size_t header_row = 0;
   while (header_row < rows.size() && !rows[header_row].cells.empty() &&
          trimmed(rows[header_row].cells[0]).rfind('#', 0) == 0)
@@ -174,9 +175,9 @@ void read_into(CounterTable& table, const std::filesystem::path& path) {
             kRequiredColumns.end() ||
         std::find(kOptionalColumns.begin(), kOptionalColumns.end(), name) != kOptionalColumns.end();
     if (!known) {
-      throw input_error(where, fmt::format("unknown column '{}': expected size, phase, processor, "
+      throw input_error(where, fmt::format("unknown column {}: expected size, phase, processor, "
                                            "counter, value and optionally source, low, high, unit",
-                                           name));
+                                           shown(name)));
     }
     if (column.count(name)) throw input_error(where, fmt::format("column '{}' twice", name));
     column[name] = i;
@@ -202,12 +203,17 @@ void read_into(CounterTable& table, const std::filesystem::path& path) {
       const std::string where = fmt::format("{}:{}:{}", file, row.line, i + 1);
       return {i < row.cells.size() ? trimmed(row.cells[i]) : "", where};
     };
+    // A number's cell: with a decimal point for a decimal comma in a semicolon-separated file.
+    const auto numeric = [&](const std::string& name) -> std::pair<std::string, std::string> {
+      const auto [text, where] = cell(name);
+      return {numeric_cell(text, csv), where};
+    };
     if (row.cells.size() > header.cells.size()) {
       throw input_error(
           fmt::format("{}:{}", file, row.line),
           fmt::format("{} cells, the header has {}", row.cells.size(), header.cells.size()));
     }
-    const auto [size_text, size_where] = cell("size");
+    const auto [size_text, size_where] = numeric("size");
     const double size = number(size_text, size_where, "size");
     if (size <= 0)
       throw input_error(size_where, fmt::format("size: expected > 0, found {}", size_text));
@@ -220,11 +226,11 @@ void read_into(CounterTable& table, const std::filesystem::path& path) {
         std::find(bank_counters().begin(), bank_counters().end(), counter) != bank_counters().end();
     if (!per_processor && !per_bank && counter != kWordAccesses) {
       throw input_error(counter_where,
-                        fmt::format("unknown counter '{}': expected one of {}, {}, {}", counter,
-                                    fmt::join(processor_counters(), ", "),
+                        fmt::format("unknown counter {}: expected one of {}, {}, {}",
+                                    shown(counter), fmt::join(processor_counters(), ", "),
                                     fmt::join(bank_counters(), ", "), kWordAccesses));
     }
-    const auto [processor_text, processor_where] = cell("processor");
+    const auto [processor_text, processor_where] = numeric("processor");
     std::optional<int> processor;
     if (counter == kWordAccesses) {
       if (!processor_text.empty())
@@ -233,8 +239,8 @@ void read_into(CounterTable& table, const std::filesystem::path& path) {
       const double p = number(processor_text, processor_where, per_bank ? "bank" : "processor");
       if (p < 0 || p != std::floor(p) || p > 1e7) {
         throw input_error(processor_where,
-                          fmt::format("{}: expected a whole number >= 0, found '{}'",
-                                      per_bank ? "bank" : "processor", processor_text));
+                          fmt::format("{}: expected a whole number >= 0, found {}",
+                                      per_bank ? "bank" : "processor", shown(processor_text)));
       }
       processor = static_cast<int>(p);
     }
@@ -243,11 +249,11 @@ void read_into(CounterTable& table, const std::filesystem::path& path) {
     if (counter == "time") {
       scale = time_scale(unit, unit_where);
     } else if (!unit.empty() && unit != "events" && unit != "1") {
-      throw input_error(unit_where, fmt::format("unknown unit '{}' for a count: expected events or "
+      throw input_error(unit_where, fmt::format("unknown unit {} for a count: expected events or "
                                                 "nothing",
-                                                unit));
+                                                shown(unit)));
     }
-    const auto [value_text, value_where] = cell("value");
+    const auto [value_text, value_where] = numeric("value");
     CountValue value;
     value.value = number(value_text, value_where, counter) * scale;
     if (value.value < 0) {
@@ -255,7 +261,7 @@ void read_into(CounterTable& table, const std::filesystem::path& path) {
                         fmt::format("{}: expected >= 0, found {}", counter, value_text));
     }
     for (const char* bound : {"low", "high"}) {
-      const auto [text, where] = cell(bound);
+      const auto [text, where] = numeric(bound);
       if (text.empty()) continue;
       const double b = number(text, where, bound) * scale;
       if (b < 0) throw input_error(where, fmt::format("{}: expected >= 0, found {}", bound, text));
@@ -273,6 +279,13 @@ void read_into(CounterTable& table, const std::filesystem::path& path) {
   if (counted == 0) throw input_error(file, "no counts: expected rows after the header");
 }
 
+// The table of every file read: each phase's processors alike, in order.
+CounterTable finished(CounterTable table) {
+  for (const PhaseCounts& phase : table.phases) check_processors_alike(phase);
+  sort_table(table);
+  return table;
+}
+
 }  // namespace
 
 CounterTable read_counter_file(const std::filesystem::path& path) {
@@ -281,10 +294,14 @@ CounterTable read_counter_file(const std::filesystem::path& path) {
 
 CounterTable read_counter_files(const std::vector<std::filesystem::path>& paths) {
   CounterTable table;
-  for (const auto& path : paths) read_into(table, path);
-  for (const PhaseCounts& phase : table.phases) check_processors_alike(phase);
-  sort_table(table);
-  return table;
+  for (const auto& path : paths) read_into(table, read_file(path), path.string());
+  return finished(std::move(table));
+}
+
+CounterTable parse_counter_file(const std::string& text, const std::string& file) {
+  CounterTable table;
+  read_into(table, text, file);
+  return finished(std::move(table));
 }
 
 std::string format_counter_file(const CounterTable& table) {

@@ -64,6 +64,8 @@ struct CounterTable {
 // size that is not positive, a processor that is not a whole number, a count given twice, and a
 // phase whose processors do not all have the same counters.
 CounterTable read_counter_file(const std::filesystem::path& path);
+// The same from the file's text; `file` names it in messages.
+CounterTable parse_counter_file(const std::string& text, const std::string& file);
 
 // Several files as one table; the same count given in two files is an error naming both.
 CounterTable read_counter_files(const std::vector<std::filesystem::path>& paths);

@@ -60,9 +60,9 @@ const std::map<std::string, std::map<std::string, double>>& units() {
   return table;
 }
 
-const std::vector<std::string> kPlainColumns = {"kind", "name",        "value", "machine",
-                                                "dop",  "operation",   "count", "after",
-                                                "loop", "distribution"};
+const std::vector<std::string> kPlainColumns = {"kind", "name",         "value",         "machine",
+                                                "dop",  "operation",    "count",         "after",
+                                                "loop", "distribution", "iteration cost"};
 
 struct Column {
   std::string name;  // "time", or "ops.add" for an operation count
@@ -82,30 +82,40 @@ Column parse_header(const std::string& raw, const std::string& where) {
   const bool quantity = units().count(name) > 0;
   if (open != std::string::npos) {
     const auto close = header.find(']', open);
-    if (close == std::string::npos) throw input_error(where, "'" + header + "': no closing ']'");
+    if (close == std::string::npos) throw input_error(where, shown(header) + ": no closing ']'");
+    if (close + 1 != header.size()) {
+      throw input_error(where, fmt::format("{}: {} after the unit; expected nothing after ']'",
+                                           shown(header), shown(header.substr(close + 1))));
+    }
     const std::string unit = trimmed(header.substr(open + 1, close - open - 1));
     if (!quantity) {
-      throw input_error(where, fmt::format("'{}': column '{}' takes no unit", header, name));
+      throw input_error(where,
+                        fmt::format("{}: column {} takes no unit", shown(header), shown(name)));
     }
     const auto& known = units().at(name);
     const auto it = known.find(unit);
     if (it == known.end()) {
       std::vector<std::string> names;
       for (const auto& [u, scale] : known) names.push_back(u);
-      throw input_error(where, fmt::format("'{}': unknown unit '{}' for {}; expected one of {}",
-                                           header, unit, name, fmt::join(names, ", ")));
+      throw input_error(where,
+                        fmt::format("{}: unknown unit {} for {}; expected one of {}", shown(header),
+                                    shown(unit), name, fmt::join(names, ", ")));
     }
     column.scale = it->second;
   } else if (quantity) {
     throw input_error(where, fmt::format("column '{}' needs its unit, e.g. '{} [{}]'", name, name,
                                          units().at(name).begin()->first));
   }
-  if (!quantity && name.rfind("ops.", 0) != 0 &&
+  // ops.<kernel>: a kernel of the profile's library, "add", "divide", "fma_chain".
+  const bool operation_count = name.size() > 4 && name.rfind("ops.", 0) == 0 &&
+                               std::all_of(name.begin() + 4, name.end(), [](unsigned char c) {
+                                 return std::isalnum(c) || c == '_' || c == '-';
+                               });
+  if (!quantity && !operation_count &&
       std::find(kPlainColumns.begin(), kPlainColumns.end(), name) == kPlainColumns.end()) {
-    throw input_error(where,
-                      fmt::format("unknown column '{}'; expected {}, work, time, rate, bytes, "
-                                  "ops.<kernel>",
-                                  header, fmt::join(kPlainColumns, ", ")));
+    throw input_error(where, fmt::format("unknown column {}; expected {}, work, time, rate, bytes, "
+                                         "ops.<kernel>",
+                                         shown(header), fmt::join(kPlainColumns, ", ")));
   }
   return column;
 }
@@ -117,7 +127,10 @@ class ExpressionCompiler {
  public:
   explicit ExpressionCompiler(Workload& workload) : workload_(workload) {}
 
-  Expression compile(const std::string& text, const Cell& cell, double scale, bool allow_n) {
+  // `decimal_comma`: the file is semicolon-separated, so a comma in a failed expression may have
+  // been meant as a decimal comma; the message says where those are read.
+  Expression compile(const std::string& text, const Cell& cell, double scale, bool allow_n,
+                     bool decimal_comma = false) {
     Expression e;
     e.text_ = text;
     e.cell_ = cell;
@@ -130,14 +143,29 @@ class ExpressionCompiler {
       parser->SetExpr(text);
       *workload_.n = 1;
       const double value = parser->Eval();
+      // muparser reads "4,12" as two expressions and gives the last: a decimal comma read as 12.
+      if (parser->GetNumResults() > 1) {
+        throw input_error(
+            cell.where(),
+            fmt::format("{} is {} values separated by commas; expected one ({})", shown(text),
+                        parser->GetNumResults(),
+                        decimal_comma ? "a decimal comma is read only in a cell that is one "
+                                        "number, not inside an expression: write a decimal point"
+                                      : "a comma-separated file takes a decimal point: 4.12"));
+      }
       const auto& used = parser->GetUsedVar();
       if (used.find("n") == used.end()) e.constant_ = value;
     } catch (const mu::Parser::exception_type& error) {
       std::string why = error.GetMsg();
       if (!allow_n && error.GetToken() == "n")
         why = "n is not known here (a parameter is constant)";
-      throw input_error(cell.where(),
-                        fmt::format("in '{}' at character {}: {}", text, error.GetPos() + 1, why));
+      if (decimal_comma && text.find(',') != std::string::npos) {
+        why +=
+            "; a decimal comma is read only in a cell that is one number (1,5), not inside an "
+            "expression: write a decimal point there";
+      }
+      throw input_error(cell.where(), fmt::format("in {} at character {}: {}", shown(text),
+                                                  error.GetPos() + 1, why));
     }
     e.parser_ = parser;
     return e;
@@ -151,9 +179,9 @@ namespace {
 
 class RowReader {
  public:
-  RowReader(const CsvRow& row, const std::vector<Column>& columns, const std::string& file,
-            ExpressionCompiler& compiler)
-      : row_(row), columns_(columns), file_(file), compiler_(compiler) {}
+  RowReader(const CsvRow& row, const CsvTable& table, const std::vector<Column>& columns,
+            const std::string& file, ExpressionCompiler& compiler)
+      : row_(row), table_(table), columns_(columns), file_(file), compiler_(compiler) {}
 
   Cell cell(const std::string& name) const {
     for (std::size_t i = 0; i < columns_.size(); ++i) {
@@ -192,7 +220,8 @@ class RowReader {
     std::string value = text(name);
     if (value.empty()) value = fallback;
     if (value.empty()) value = required_text(name, kind);  // throws: there is no value
-    return compiler_.compile(value, cell(name), scale(name), allow_n);
+    return compiler_.compile(numeric_cell(value, table_), cell(name), scale(name), allow_n,
+                             table_.decimal_comma);
   }
 
   // A constant quantity: finite and not negative.
@@ -210,6 +239,7 @@ class RowReader {
 
  private:
   const CsvRow& row_;
+  const CsvTable& table_;
   const std::vector<Column>& columns_;
   const std::string& file_;
   ExpressionCompiler& compiler_;
@@ -230,7 +260,8 @@ void check_dop(const Expression& dop) {
 }  // namespace
 
 Workload parse_workload(const std::string& text, const std::string& file) {
-  const std::vector<CsvRow> rows = parse_csv(text, file);
+  const CsvTable table = parse_csv_table(text, file);
+  const std::vector<CsvRow>& rows = table.rows;
   if (rows.empty()) throw input_error(file, "empty; expected a header row and workload rows");
   std::vector<Column> columns;
   for (std::size_t i = 0; i < rows.front().cells.size(); ++i) {
@@ -261,7 +292,7 @@ Workload parse_workload(const std::string& text, const std::string& file) {
                           "a value beyond the last column of the header");
       }
     }
-    const RowReader reader(row, columns, file, compiler);
+    const RowReader reader(row, table, columns, file, compiler);
     const std::string kind = reader.text("kind");
     if (kind.empty()) {
       for (const std::string& cell : row.cells) {
@@ -273,6 +304,12 @@ Workload parse_workload(const std::string& text, const std::string& file) {
       }
       continue;  // a blank row
     }
+    if (kind != "parameter" && kind != "component" && kind != "communication" &&
+        kind != "parallelism") {
+      throw input_error(reader.cell("kind").where(),
+                        "unknown kind " + shown(kind) +
+                            "; expected parameter, component, communication or parallelism");
+    }
     const std::string name = reader.required_text("name", kind);
     if (kind == "parameter") {
       const double value = reader.expression("value", kind, false)(1);
@@ -280,13 +317,15 @@ Workload parse_workload(const std::string& text, const std::string& file) {
         throw input_error(reader.cell("value").where(), "the parameter is not a finite number");
       }
       if (!w.parameters.emplace(name, value).second) {
-        throw input_error(reader.cell("name").where(), "parameter '" + name + "' appears twice");
+        throw input_error(reader.cell("name").where(),
+                          "parameter " + shown(name) + " appears twice");
       }
       continue;
     }
     if (kind == "component") {
       if (!names.insert(name).second) {
-        throw input_error(reader.cell("name").where(), "component '" + name + "' appears twice");
+        throw input_error(reader.cell("name").where(),
+                          "component " + shown(name) + " appears twice");
       }
       Component c;
       c.name = name;
@@ -322,11 +361,29 @@ Workload parse_workload(const std::string& text, const std::string& file) {
           c.distribution = Distribution::cyclic;
         } else {
           throw input_error(reader.cell("distribution").where(),
-                            "unknown distribution '" + d + "'; expected BLOCK or CYCLIC");
+                            "unknown distribution " + shown(d) + "; expected BLOCK or CYCLIC");
+        }
+        std::string cost = reader.text("iteration cost");
+        std::transform(cost.begin(), cost.end(), cost.begin(),
+                       [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+        if (cost.empty() || cost == "uniform") {
+          c.iteration_cost = IterationCost::uniform;
+        } else if (cost == "increasing") {
+          c.iteration_cost = IterationCost::increasing;
+        } else if (cost == "decreasing") {
+          c.iteration_cost = IterationCost::decreasing;
+        } else {
+          throw input_error(reader.cell("iteration cost").where(),
+                            "unknown iteration cost '" + reader.text("iteration cost") +
+                                "'; expected uniform, increasing (iteration i of 1..N costs i) "
+                                "or decreasing (N + 1 - i)");
         }
       } else if (reader.has("distribution")) {
         throw input_error(reader.cell("distribution").where(),
                           "a distribution needs the loop it distributes (a 'loop' value)");
+      } else if (reader.has("iteration cost")) {
+        throw input_error(reader.cell("iteration cost").where(),
+                          "an iteration cost needs the loop it describes (a 'loop' value)");
       }
       for (const Column& column : columns) {
         if (column.name.rfind("ops.", 0) == 0 && reader.has(column.name)) {
@@ -352,8 +409,8 @@ Workload parse_workload(const std::string& text, const std::string& file) {
           kind == "communication" ? communication_operations() : parallelism_operations();
       if (std::find(known.begin(), known.end(), o.operation) == known.end()) {
         throw input_error(reader.cell("operation").where(),
-                          fmt::format("unknown {} operation '{}'; expected one of {}", kind,
-                                      o.operation, fmt::join(known, ", ")));
+                          fmt::format("unknown {} operation {}; expected one of {}", kind,
+                                      shown(o.operation), fmt::join(known, ", ")));
       }
       o.bytes = reader.expression("bytes", kind, true, "0");
       o.count = reader.expression("count", kind, true, "1");
@@ -361,15 +418,12 @@ Workload parse_workload(const std::string& text, const std::string& file) {
       w.operations.push_back(std::move(o));
       continue;
     }
-    throw input_error(
-        reader.cell("kind").where(),
-        "unknown kind '" + kind + "'; expected parameter, component, communication or parallelism");
   }
   if (w.components.empty()) throw input_error(file, "no component rows");
   for (const Operation& o : w.operations) {
     if (!o.after.empty() && !names.count(o.after)) {
       throw input_error(o.row.where(),
-                        fmt::format("'after' names '{}', which is not a component", o.after));
+                        fmt::format("'after' names {}, which is not a component", shown(o.after)));
     }
   }
   return w;
@@ -384,8 +438,13 @@ Workload read_workload(const std::filesystem::path& path) {
 namespace sonde::predict {
 
 std::vector<std::pair<double, double>> read_measurements(const std::filesystem::path& path) {
-  const std::string file = path.string();
-  const std::vector<CsvRow> rows = parse_csv(read_file(path), file);
+  return parse_measurements(read_file(path), path.string());
+}
+
+std::vector<std::pair<double, double>> parse_measurements(const std::string& text,
+                                                          const std::string& file) {
+  const CsvTable table = parse_csv_table(text, file);
+  const std::vector<CsvRow>& rows = table.rows;
   if (rows.empty()) throw input_error(file, "empty; expected columns n and time [s]");
   std::optional<std::size_t> n_column, time_column;
   double scale = 1;
@@ -410,12 +469,13 @@ std::vector<std::pair<double, double>> read_measurements(const std::filesystem::
     const CsvRow& row = rows[r];
     if (!row.cells.empty() && trimmed(row.cells[0]).rfind('#', 0) == 0) continue;
     const auto number = [&](std::size_t column) {
-      const std::string text = column < row.cells.size() ? trimmed(row.cells[column]) : "";
+      const std::string cell =
+          column < row.cells.size() ? trimmed(numeric_cell(row.cells[column], table)) : "";
       char* end = nullptr;
-      const double value = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end != '\0' || !std::isfinite(value) || value <= 0) {
+      const double value = std::strtod(cell.c_str(), &end);
+      if (cell.empty() || *end != '\0' || !std::isfinite(value) || value <= 0) {
         throw input_error(fmt::format("{}:{}:{}", file, row.line, column + 1),
-                          fmt::format("'{}': expected a number > 0", text));
+                          fmt::format("{}: expected a number > 0", shown(cell)));
       }
       return value;
     };

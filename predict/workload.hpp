@@ -52,8 +52,12 @@ class Expression {
   std::shared_ptr<double> n_;     // the variable n the parser reads
 };
 
-// Fahringer and Pozgaj 2000: how a loop's iterations are spread over the processors.
+// Fahringer and Pozgaj 2000: how a loop's iterations are spread over the processors. BLOCK: in
+// contiguous blocks, the first N mod p processors one iteration more; CYCLIC: one at a time.
 enum class Distribution { block, cyclic };
+// What iteration i of 1..N costs: the same for all; i (a triangular loop, for (j = 0; j < i; ++j));
+// or N + 1 - i (for (j = i; j <= N; ++j)).
+enum class IterationCost { uniform, increasing, decreasing };
 
 struct Component {
   std::string name;
@@ -64,9 +68,11 @@ struct Component {
   std::string machine;                         // the profile the time was measured on
   Expression dop;                              // degree of parallelism, >= 1
   // Fahringer and Pozgaj 2000: a loop of `loop` iterations (a whole number >= 1, constant in n)
-  // spread BLOCK or CYCLIC; the slowest processor's share sets the time.
+  // spread BLOCK or CYCLIC, each iteration costing as `iteration_cost` says; the slowest
+  // processor's share of the loop's work sets the time.
   std::optional<double> loop;
   Distribution distribution = Distribution::block;
+  IterationCost iteration_cost = IterationCost::uniform;
   // Fahringer and Pozgaj 2000: operation counts ("add", "multiply", ...), costed with the target's
   // kernel library.
   std::map<std::string, double> operations;  // per run, >= 0, constant in n
@@ -98,6 +104,8 @@ Workload read_workload(const std::filesystem::path& path);
 
 // Measured run times to set beside a prediction: a CSV with columns "n" and "time [<unit>]".
 std::vector<std::pair<double, double>> read_measurements(const std::filesystem::path& path);
+std::vector<std::pair<double, double>> parse_measurements(const std::string& text,
+                                                          const std::string& file);
 Workload parse_workload(const std::string& text, const std::string& file);
 
 }  // namespace sonde::predict

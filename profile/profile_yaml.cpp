@@ -523,6 +523,14 @@ void emit_text(YAML::Emitter& out, const char* key, const std::string& value) {
 
 Profile parse_profile(const std::string& text, const std::string& where) {
   const Reader r(where);
+  // YAML is Unicode text: a byte that is not UTF-8 would not be read back as it was.
+  if (const std::size_t bad = invalid_utf8_at(text); bad != std::string::npos) {
+    const auto line =
+        1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n');
+    throw input_error(fmt::format("{}:{}", where, line),
+                      fmt::format("byte 0x{:02X} is not UTF-8; a profile is UTF-8 text",
+                                  static_cast<unsigned char>(text[bad])));
+  }
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -563,6 +571,23 @@ Profile parse_profile(const std::string& text, const std::string& where) {
 
 Profile read_profile(const std::filesystem::path& path) {
   return parse_profile(read_file(path), path.string());
+}
+
+std::map<std::string, Profile> reference_profiles(const std::vector<std::string>& given,
+                                                  const std::vector<std::string>& named,
+                                                  const std::filesystem::path& target) {
+  std::map<std::string, Profile> profiles;
+  for (const std::string& path : given) {
+    Profile profile = read_profile(path);
+    profiles[profile.machine.name] = std::move(profile);
+  }
+  for (const std::string& machine : named) {
+    const auto beside = target.parent_path() / (machine + ".yaml");
+    if (!machine.empty() && !profiles.count(machine) && std::filesystem::exists(beside)) {
+      profiles[machine] = read_profile(beside);
+    }
+  }
+  return profiles;
 }
 
 std::string to_yaml(const Profile& p) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what sonde needs from Debian's packages; does nothing when all of it is there.
-#   scripts/install-deps.sh               build, test and run dependencies
+#   scripts/install-deps.sh               build, test and run dependencies (clang and its
+#                                         libFuzzer runtime for scripts/fuzz.sh)
 #   scripts/install-deps.sh --reference   also the independent tools that scripts/compare-reference.sh
 #                                         measures sonde against (likwid, linux-perf, hpcc; python3
 #                                         for their tables)
@@ -16,6 +17,7 @@ packages=(
   libeigen3-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev
   libmuparser-dev libcsv-dev valgrind
   clang-format
+  clang libclang-rt-14-dev
 )
 if [[ "${1:-}" == "--reference" ]]; then
   packages+=(likwid linux-perf hpcc python3)

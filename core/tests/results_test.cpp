@@ -59,6 +59,27 @@ TEST(Results, AFolderReadsItsResultsAloneNotTheRunsOtherFiles) {
   std::filesystem::remove_all(folder);
 }
 
+TEST(Results, APartSetAsideAsFailedIsNeverReadBesideItsRemeasurement) {
+  // characterize sets a failed part aside as <part>.failed.json; --resume measures it again into
+  // <part>.json. Only the new measurement is a result: the failed one reaches no fit, no digest.
+  const auto folder = std::filesystem::temp_directory_path() /
+                      ("sonde-results-resumed-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  std::string failed = kSample;
+  failed.replace(failed.find("1.1e-9"), 6, "9.9e-9");
+  std::ofstream(folder / "memory-x.failed.json") << failed;
+  std::ofstream(folder / "memory-x.json") << kSample;
+  const std::vector<ResultFile> files = read_result_folder(folder);
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].path.filename(), "memory-x.json");
+  EXPECT_EQ(files[0].benchmarks[0].counter("seconds_per_load"), 1.1e-9);
+  // The failed part alone (not yet measured again): nothing to read.
+  std::filesystem::remove(folder / "memory-x.json");
+  EXPECT_TRUE(read_result_folder(folder).empty());
+  std::filesystem::remove_all(folder);
+}
+
 TEST(Results, MalformedFilesNameTheFileAndEntry) {
   try {
     parse_result_json("{\"benchmarks\": [", "broken.json");
@@ -80,6 +101,48 @@ TEST(Results, MalformedFilesNameTheFileAndEntry) {
   EXPECT_THROW(parse_result_json(R"({"context": {}})", "nobench.json"), Error);
   const ResultFile foreign = parse_result_json(R"({"context": {}, "benchmarks": []})", "gb.json");
   EXPECT_THROW(foreign.sonde_context(), Error);
+}
+
+// What fuzzing found (fuzz/regressions/results): a number beyond a double's range and fields of
+// the wrong type escaped as nlohmann's exceptions, not naming the file; fractional or negative
+// counts and negative times were read as if valid.
+TEST(Results, FieldsOutOfRangeOrOfTheWrongTypeNameTheEntry) {
+  const auto message = [](const std::string& entry) -> std::string {
+    try {
+      parse_result_json(R"({"benchmarks": [)" + entry + "]}", "bad.json");
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::bad_input);
+      return e.what();
+    }
+    return "accepted";
+  };
+  const std::string times = R"("real_time": 1, "cpu_time": 1, "time_unit": "ns")";
+  EXPECT_NE(message(R"({"name": "x", "iterations": 1, "real_time": 4.2e0602, "cpu_time": 1,
+                        "time_unit": "ns"})")
+                .find("bad.json: is not valid JSON: [json.exception.out_of_range.406] number "
+                      "overflow"),
+            std::string::npos);
+  EXPECT_EQ(message(R"({"name": "x", "run_name": 5, "iterations": 1, )" + times + "}"),
+            "bad.json: benchmarks[0]: field 'run_name' has the wrong type (number)");
+  EXPECT_EQ(message(R"({"name": "x", "error_occurred": "yes"})"),
+            "bad.json: benchmarks[0]: field 'error_occurred' has the wrong type (string)");
+  EXPECT_EQ(message(R"({"name": "x", "iterations": 2.5, )" + times + "}"),
+            "bad.json: benchmarks[0]: field 'iterations' has the wrong type (number); expected a "
+            "whole number");
+  EXPECT_EQ(message(R"({"name": "x", "iterations": -1, )" + times + "}"),
+            "bad.json: benchmarks[0]: field 'iterations' is -1; expected a whole number >= 0");
+  EXPECT_EQ(
+      message(R"({"name": "x", "repetition_index": 10000000000, "iterations": 1, )" + times + "}"),
+      "bad.json: benchmarks[0]: field 'repetition_index' is 10000000000: out of range");
+  EXPECT_EQ(message(R"({"name": "x", "iterations": 1, "real_time": -1, "cpu_time": 1,
+                        "time_unit": "ns"})"),
+            "bad.json: benchmarks[0]: field 'real_time' is -1; expected a value >= 0");
+  // A failed entry needs no times; Google Benchmark may leave its message empty.
+  const ResultFile failed =
+      parse_result_json(R"({"benchmarks": [{"name": "x", "error_occurred": true,
+                                            "error_message": ""}]})",
+                        "failed.json");
+  EXPECT_EQ(failed.benchmarks.at(0).error_message, "failed without a message");
 }
 
 }  // namespace
