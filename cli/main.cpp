@@ -7,6 +7,7 @@
 #include "characterize/fit_run.hpp"
 #include "core/error.hpp"
 #include "core/program.hpp"
+#include "core/units.hpp"
 #include "core/version.hpp"
 #include "counters/command.hpp"
 #include "microbench/topology.hpp"
@@ -116,16 +117,9 @@ int main(int argc, char** argv) {
     // A problem size: a number above zero (scientific notation welcome).
     const CLI::Validator positive_size(
         [](std::string& text) {
-          std::size_t used = 0;
-          double value = 0;
-          try {
-            value = std::stod(text, &used);
-          } catch (const std::exception&) {
-            used = 0;
-          }
-          return used > 0 && used == text.size() && value > 0
-                     ? std::string()
-                     : fmt::format("'{}': expected a size > 0, as 2e6", text);
+          const std::optional<double> value = sonde::parse_number(text);
+          return value && *value > 0 ? std::string()
+                                     : fmt::format("'{}': expected a size > 0, as 2e6", text);
         },
         "SIZE");
 

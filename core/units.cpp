@@ -163,4 +163,16 @@ double parse_duration(std::string_view text, const std::string& what) {
   return total;
 }
 
+std::optional<double> parse_number(const std::string& text) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (text.empty() || used != text.size() || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
 }  // namespace sonde

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,9 @@ std::string format_bytes_per_second(double bytes_per_second);
 std::string format_hertz(double hertz);
 // Three significant digits with a decimal prefix: "266 Mflop/s", "11.5 Gflop".
 std::string format_si(double value, std::string_view unit);
+
+// The whole of `text` as a finite number ("2e6", "0.5"), or nullopt: nothing may follow it.
+std::optional<double> parse_number(const std::string& text);
 
 // Parses a byte count: "4096", "4096B", "48KiB", "48 KiB", "1.5MiB", "2GiB"; K, M, G, T alone are
 // binary too. Decimal kB, MB, GB, TB are accepted and mean powers of 1000. Anything else, a

@@ -10,6 +10,7 @@
 #include "core/atomic_file.hpp"
 #include "core/csv_table.hpp"
 #include "core/error.hpp"
+#include "core/units.hpp"
 
 namespace sonde::counters {
 namespace {
@@ -28,17 +29,11 @@ double time_scale(const std::string& unit, const std::string& where) {
 }
 
 double number(const std::string& text, const std::string& where, const std::string& what) {
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (text.empty() || used != text.size() || !std::isfinite(value)) {
+  const std::optional<double> value = parse_number(text);
+  if (!value) {
     throw input_error(where, fmt::format("{}: expected a number, found {}", what, shown(text)));
   }
-  return value;
+  return *value;
 }
 
 std::string number_text(double value) {

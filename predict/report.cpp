@@ -56,17 +56,12 @@ std::vector<double> parse_nodes(const std::string& text) {
   };
   std::vector<double> out;
   const auto number = [&](const std::string& word) {
-    std::size_t used = 0;
-    double value = 0;
-    try {
-      value = std::stod(word, &used);
-    } catch (const std::exception&) {
-      throw bad("'" + word + "' is not a number");
-    }
-    if (used != word.size() || value < 1 || value != std::floor(value)) {
+    const std::optional<double> value = parse_number(word);
+    if (!value) throw bad("'" + word + "' is not a number");
+    if (*value < 1 || *value != std::floor(*value)) {
       throw bad("'" + word + "' is not a whole number of nodes >= 1");
     }
-    return value;
+    return *value;
   };
   if (const auto dots = text.find(".."); dots != std::string::npos) {
     const double low = number(text.substr(0, dots));
