@@ -34,8 +34,27 @@ struct OverheadTerm {
   double seconds = 0;          // count x cost at this n
 };
 
+// A predicted time's range: every measured or fitted profile value it uses taken at the low, then at
+// the high end of its interval (the ends move together: a conservative range, not a confidence
+// interval of the sum).
+struct Range {
+  double low = 0;
+  double high = 0;
+};
+
+// What one component costs at n on the target, and which resource bounds it ("DRAM bandwidth
+// (triad, 2 sharing)", "L1d latency", "fma throughput", "peak rate", "given time").
+struct ComponentCost {
+  std::string_view name;  // the spreadsheet row (owned by the predictor's workload)
+  double seconds = 0;     // the slowest process's time
+  std::optional<Range> range;
+  std::string bound;
+  std::string level;  // the memory level its working set falls in, where it gives one
+};
+
 struct Point {
   double n = 1;
+  double processes_per_node = 1;
   double compute = 0;        // sum of T_1(i) / min(DOP_i, n), or the slowest share of a loop
   double communication = 0;  // T_comm
   double parallelism = 0;    // T_par
@@ -45,6 +64,9 @@ struct Point {
   double speed = 0;          // P_n = W / T_n, flop/s
   double utilization = 0;    // U_n = P_n / (n P_peak)
   std::vector<OverheadTerm> overheads;  // full-overhead scheme only
+  std::vector<ComponentCost> costs;     // per component, full-overhead scheme only
+  std::optional<Range> total_range;     // T_n's range from the profile's intervals
+  std::vector<std::string> notes;       // "allreduce: interpolated between measured sizes at n = 2"
 };
 
 struct ComponentTime {

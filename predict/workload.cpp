@@ -259,7 +259,8 @@ void check_dop(const Expression& dop) {
 
 }  // namespace
 
-Workload parse_workload(const std::string& text, const std::string& file) {
+Workload parse_workload(const std::string& text, const std::string& file,
+                        const std::map<std::string, double>& overrides) {
   const CsvTable table = parse_csv_table(text, file);
   const std::vector<CsvRow>& rows = table.rows;
   if (rows.empty()) throw input_error(file, "empty; expected a header row and workload rows");
@@ -312,7 +313,9 @@ Workload parse_workload(const std::string& text, const std::string& file) {
     }
     const std::string name = reader.required_text("name", kind);
     if (kind == "parameter") {
-      const double value = reader.expression("value", kind, false)(1);
+      const auto given = overrides.find(name);
+      const double value =
+          given != overrides.end() ? given->second : reader.expression("value", kind, false)(1);
       if (!std::isfinite(value)) {
         throw input_error(reader.cell("value").where(), "the parameter is not a finite number");
       }
@@ -420,6 +423,11 @@ Workload parse_workload(const std::string& text, const std::string& file) {
     }
   }
   if (w.components.empty()) throw input_error(file, "no component rows");
+  for (const auto& [name, value] : overrides) {
+    if (!w.parameters.count(name)) {
+      throw input_error(file, fmt::format("no parameter named {} to set to {}", shown(name), value));
+    }
+  }
   for (const Operation& o : w.operations) {
     if (!o.after.empty() && !names.count(o.after)) {
       throw input_error(o.row.where(),
@@ -429,8 +437,9 @@ Workload parse_workload(const std::string& text, const std::string& file) {
   return w;
 }
 
-Workload read_workload(const std::filesystem::path& path) {
-  return parse_workload(read_file(path), path.string());
+Workload read_workload(const std::filesystem::path& path,
+                       const std::map<std::string, double>& overrides) {
+  return parse_workload(read_file(path), path.string(), overrides);
 }
 
 }  // namespace sonde::predict

@@ -100,12 +100,16 @@ struct Workload {
 const std::vector<std::string>& communication_operations();  // collectives and point_to_point
 const std::vector<std::string>& parallelism_operations();    // profile overheads
 
-Workload read_workload(const std::filesystem::path& path);
+// `overrides` replaces parameter rows' values by name ("N" = 4096), as a problem size asked for on
+// the command line; a name that is no parameter of the spreadsheet is an input Error.
+Workload read_workload(const std::filesystem::path& path,
+                       const std::map<std::string, double>& overrides = {});
 
 // Measured run times to set beside a prediction: a CSV with columns "n" and "time [<unit>]".
 std::vector<std::pair<double, double>> read_measurements(const std::filesystem::path& path);
 std::vector<std::pair<double, double>> parse_measurements(const std::string& text,
                                                           const std::string& file);
-Workload parse_workload(const std::string& text, const std::string& file);
+Workload parse_workload(const std::string& text, const std::string& file,
+                        const std::map<std::string, double>& overrides = {});
 
 }  // namespace sonde::predict
