@@ -432,9 +432,11 @@ void add_mpi(const RunRecords& run, profile::Profile& p) {
   }
 
   // Collectives: t = t0(n) + m / r_inf(n) (Xu and Hwang (1995), Eq. 6) where sizes vary; barrier t
-  // = f(n).
+  // = f(n). Every measured point is kept beside the forms, and alone where no form can be fitted
+  // (a prediction at a measured n then interpolates between the measured sizes).
   std::map<std::string, std::vector<CollectivePoint>> points;
   std::map<std::string, std::vector<std::string>> sources;
+  std::map<std::string, std::vector<profile::CollectiveMeasurement>> measurements;
   std::set<double> all_ranks;
   for (const CollectiveRecord& row : run.collectives) {
     std::string op = row.operation;
@@ -442,21 +444,37 @@ void add_mpi(const RunRecords& run, profile::Profile& p) {
     const double ranks = row.communicator_ranks;
     points[op].push_back({ranks, static_cast<double>(row.message_bytes), row.median});
     sources[op].push_back(row.name);
+    measurements[op].push_back(
+        {row.communicator_ranks, static_cast<double>(row.message_bytes),
+         measured(row, "s",
+                  "one operation, the slowest rank's time: median of the repetitions; interval: "
+                  "their range")});
     all_ranks.insert(ranks);
   }
   if (points.empty()) return;
+  for (auto& [op, list] : measurements) {
+    std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
+      return std::pair(a.ranks, a.bytes) < std::pair(b.ranks, b.bytes);
+    });
+  }
   if (all_ranks.size() < 4) {
     p.not_fitted.push_back(fmt::format(
-        "collectives: measured on communicators of {} rank(s) only; forms in n need four sizes "
-        "(run the MPI suite on 8 or more ranks); the measurements are in the raw results",
+        "collectives: measured on communicators of {} rank(s) only; no form in n was fitted (forms "
+        "in n need four sizes: run the MPI suite on 8 or more ranks); the measured points are "
+        "kept (collectives.<operation>.measurements) and predict at these sizes only",
         fmt::join(all_ranks, ", ")));
+    for (const auto& [op, list] : measurements) {
+      profile::Collective c;
+      c.measurements = list;
+      p.collectives[op] = c;
+    }
     return;
   }
   for (const auto& [op, list] : points) {
     profile::Collective c;
+    c.measurements = measurements[op];
     std::set<double> ranks;
     for (const CollectivePoint& point : list) ranks.insert(point.ranks);
-    for (double r : ranks) c.ranks.push_back(static_cast<std::uint64_t>(r));
     try {
       if (op == "barrier") {
         std::vector<double> x, y;
@@ -473,10 +491,15 @@ void add_mpi(const RunRecords& run, profile::Profile& p) {
         c.seconds_per_byte = to_formula(fit.seconds_per_byte, "s/B", sources[op],
                                         "Hockney 1/r_inf at each n, then a form in n", {}, {});
       }
-      p.collectives[op] = c;
+      for (double r : ranks) c.ranks.push_back(static_cast<std::uint64_t>(r));
     } catch (const Error& e) {
-      p.not_fitted.push_back(fmt::format("collectives.{}: {}", op, e.what()));
+      c.t0 = profile::Formula{};
+      c.seconds_per_byte.reset();
+      p.not_fitted.push_back(
+          fmt::format("collectives.{}: no form in n was fitted; the measured points are kept: {}",
+                      op, e.what()));
     }
+    p.collectives[op] = c;
   }
 }
 
@@ -576,6 +599,9 @@ void flag_noisy(const std::vector<ResultFile>& files, profile::Profile& p) {
   for (auto& [name, q] : p.overheads.operations) mark(q);
   if (p.point_to_point) {
     for (profile::PointToPointMeasurement& m : p.point_to_point->measurements) mark(m.time);
+  }
+  for (auto& [name, collective] : p.collectives) {
+    for (profile::CollectiveMeasurement& m : collective.measurements) mark(m.time);
   }
 }
 

@@ -243,6 +243,8 @@ std::vector<std::filesystem::path> collectives_plot(const profile::Profile& p,
   std::vector<Layer> layers;
   int color = 1;
   for (const auto& [op, c] : p.collectives) {
+    // A collective measured at too few communicator sizes has no curve in n to draw.
+    if (!c.has_forms()) continue;
     double most = 2;
     for (auto n : c.ranks) most = std::max(most, static_cast<double>(n));
     ErrorSeries curve;
@@ -264,6 +266,7 @@ std::vector<std::filesystem::path> collectives_plot(const profile::Profile& p,
     }
     ++color;
   }
+  if (layers.empty()) return {};
   const std::string settings =
       "set title " +
       quoted(p.machine.name +

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "core/error.hpp"
 
@@ -91,11 +92,132 @@ double PointToPoint::seconds(double bytes) const {
   return best->t0.value + bytes / best->r_inf.value;
 }
 
-double Collective::seconds(double n, double bytes) const {
-  double t = t0(n);
-  if (seconds_per_byte) t += (*seconds_per_byte)(n)*bytes;
-  return t;
+namespace {
+
+// A form's value with every term at the low end of its interval and at the high end (a term
+// without an interval at its coefficient both times); false when no term has an interval.
+bool form_ends(const Formula& f, double n, double scale, double& low, double& high, double& level) {
+  bool any = false;
+  for (const Term& term : f.terms) {
+    const double basis = basis_value(term.basis, n, term.exponent) * scale;
+    if (term.interval) {
+      any = true;
+      level = std::min(level, term.interval->level);
+      low += term.interval->low * basis;
+      high += term.interval->high * basis;
+    } else {
+      low += term.coefficient * basis;
+      high += term.coefficient * basis;
+    }
+  }
+  return any;
 }
+
+// The straight line through (x0, y0) and (x1, y1) at x.
+double line_at(double x0, double y0, double x1, double y1, double x) {
+  return y0 + (y1 - y0) * (x - x0) / (x1 - x0);
+}
+
+// An interval from the two ends a line gives, never below 0 and always holding `value`.
+Interval range_around(double value, double a, double b, double level) {
+  return Interval{std::max(0.0, std::min({a, b, value})), std::max({a, b, value}), level};
+}
+
+}  // namespace
+
+CollectiveEstimate Collective::estimate(double n, double bytes) const {
+  if (!(n >= 1) || !std::isfinite(n)) {
+    throw input_error("collective", fmt::format("n = {}: a communicator has one rank or more", n));
+  }
+  if (!(bytes >= 0) || !std::isfinite(bytes)) {
+    throw input_error("collective", fmt::format("m = {} B: a message has 0 bytes or more", bytes));
+  }
+  // A communicator of one rank moves nothing: whatever the form says at n = 1 is no time.
+  if (n == 1) return {0.0, std::nullopt, "one process: no communication"};
+  if (has_forms()) {
+    CollectiveEstimate out;
+    out.seconds = t0(n);
+    if (seconds_per_byte) out.seconds += (*seconds_per_byte)(n)*bytes;
+    out.how = "form in n";
+    double low = 0, high = 0, level = 1;
+    bool any = form_ends(t0, n, 1.0, low, high, level);
+    if (seconds_per_byte) any = form_ends(*seconds_per_byte, n, bytes, low, high, level) || any;
+    if (any) out.range = range_around(out.seconds, low, high, level);
+    return out;
+  }
+  // No form in n: the measured points at this n, in order of size (the first of equal sizes).
+  std::vector<const CollectiveMeasurement*> points;
+  std::set<std::uint64_t> measured_ranks;
+  for (const CollectiveMeasurement& m : measurements) {
+    measured_ranks.insert(m.ranks);
+    if (static_cast<double>(m.ranks) == n) points.push_back(&m);
+  }
+  if (points.empty()) {
+    throw input_error(
+        "collective",
+        measured_ranks.empty()
+            ? std::string("no form in n was fitted and no point was measured")
+            : fmt::format("no form in n was fitted (that needs four communicator sizes) and it was "
+                          "measured on communicators of {} rank(s) only; no estimate at n = {}",
+                          fmt::join(measured_ranks, ", "), n));
+  }
+  std::stable_sort(points.begin(), points.end(),
+                   [](const auto* a, const auto* b) { return a->bytes < b->bytes; });
+  points.erase(std::unique(points.begin(), points.end(),
+                           [](const auto* a, const auto* b) { return a->bytes == b->bytes; }),
+               points.end());
+  const auto at_point = [&](const CollectiveMeasurement& m, std::string how) {
+    return CollectiveEstimate{m.time.value, m.time.interval, std::move(how)};
+  };
+  const CollectiveMeasurement& first = *points.front();
+  const CollectiveMeasurement& last = *points.back();
+  for (const CollectiveMeasurement* m : points) {
+    if (m->bytes == bytes) {
+      return at_point(*m, fmt::format("measured at {} B at n = {}", m->bytes, n));
+    }
+  }
+  if (bytes < first.bytes) {
+    return at_point(first, fmt::format("below the smallest measured size {} B at n = {}: its time",
+                                       first.bytes, n));
+  }
+  if (points.size() == 1) {
+    return at_point(first, fmt::format("the only measured size {} B at n = {}: its time for every "
+                                       "size",
+                                       first.bytes, n));
+  }
+  // Piecewise-linear in m between the two nearest sizes, or on from the last two; the intervals
+  // (the repetitions' ranges) go along the same lines where both points have one.
+  const bool beyond = bytes > last.bytes;
+  std::size_t upper = 1;
+  while (!beyond && points[upper]->bytes < bytes) ++upper;
+  if (beyond) upper = points.size() - 1;
+  const CollectiveMeasurement& a = *points[upper - 1];
+  const CollectiveMeasurement& b = *points[upper];
+  CollectiveEstimate out;
+  if (beyond && b.time.value < a.time.value) {
+    return at_point(
+        b, fmt::format("beyond the largest measured size {} B at n = {}: its time (the time fell "
+                       "from {} to {} B, no slope to extrapolate)",
+                       b.bytes, n, a.bytes, b.bytes));
+  }
+  out.seconds = line_at(a.bytes, a.time.value, b.bytes, b.time.value, bytes);
+  if (a.time.interval && b.time.interval) {
+    const Interval& ia = *a.time.interval;
+    const Interval& ib = *b.time.interval;
+    out.range = range_around(out.seconds, line_at(a.bytes, ia.low, b.bytes, ib.low, bytes),
+                             line_at(a.bytes, ia.high, b.bytes, ib.high, bytes),
+                             std::min(ia.level, ib.level));
+  }
+  out.how = beyond ? fmt::format(
+                         "extrapolated beyond the largest measured size {} B at n = {} "
+                         "from sizes {} and {} B",
+                         b.bytes, n, a.bytes, b.bytes)
+                   : fmt::format("interpolated between measured sizes {} and {} B at n = {}",
+                                 a.bytes, b.bytes, n);
+  return out;
+}
+
+double Collective::seconds(double n, double bytes) const { return estimate(n, bytes).seconds; }
 
 const std::vector<std::string>& known_count_terms() {
   static const std::vector<std::string> terms = {"accesses",   "l1_misses",     "l2_misses",

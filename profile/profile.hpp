@@ -165,16 +165,41 @@ struct PointToPoint {
   double seconds(double bytes) const;  // the segment holding `bytes`, or the nearest
 };
 
+// One measured point of a collective: the median time of one operation on a communicator of
+// `ranks` with messages of `bytes` (0 for the barrier), its interval the repetitions' range.
+struct CollectiveMeasurement {
+  std::uint64_t ranks = 0;
+  double bytes = 0;
+  Quantity time;  // s, measured; sources: the benchmark
+  bool operator==(const CollectiveMeasurement&) const = default;
+};
+
+// What a collective costs at n ranks and m bytes, and how that figure was reached: from the forms
+// in n, or from the measured points at this n.
+struct CollectiveEstimate {
+  double seconds = 0;
+  std::optional<Interval> range;  // from the terms' or the measurements' intervals, where present
+  std::string how;                // "form in n", "interpolated between measured sizes ..."
+};
+
 // t = t0(n) + m / r_inf(n) (Xu and Hwang (1995), Eq. 6); barrier, reduce and scan may be t = t0(n)
-// alone at a fixed message size (Table 6).
+// alone at a fixed message size (Table 6). Where no form in n could be fitted (too few
+// communicator sizes) t0 has no terms and the collective holds its measured points only.
 struct Collective {
-  Formula t0;
+  Formula t0;  // no terms: no form in n was fitted
   std::optional<Formula> seconds_per_byte;
-  std::optional<double> message_bytes;  // the size a size-free form was measured at
-  std::vector<std::uint64_t> ranks;     // the communicator sizes it was fitted on
+  std::optional<double> message_bytes;              // the size a size-free form was measured at
+  std::vector<std::uint64_t> ranks;                 // the communicator sizes it was fitted on
+  std::vector<CollectiveMeasurement> measurements;  // every measured point, fitted or not
   bool operator==(const Collective&) const = default;
 
-  double seconds(double n, double bytes) const;
+  bool has_forms() const { return !t0.terms.empty(); }
+  // With forms: their value at (n, m). Without: the measured points at exactly n, interpolated
+  // piecewise-linearly in m (below the smallest size its time, above the largest extrapolated
+  // from the last two). n = 1 is 0 s (one process moves nothing). An input Error when there is
+  // no form and no measurement at n, naming the communicator sizes that were measured.
+  CollectiveEstimate estimate(double n, double bytes) const;
+  double seconds(double n, double bytes) const;  // estimate(n, bytes).seconds
 };
 
 struct Profile {

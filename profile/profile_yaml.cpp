@@ -419,10 +419,19 @@ PointToPoint read_point_to_point(const Reader& r, const YAML::Node& node) {
 }
 
 Collective read_collective(const Reader& r, const YAML::Node& node, const std::string& path) {
-  r.map(node, path, {"t0", "seconds_per_byte", "message_bytes", "ranks"}, {"t0"});
+  r.map(node, path, {"t0", "seconds_per_byte", "message_bytes", "ranks", "measurements"});
   Collective c;
-  c.t0 = r.formula(node["t0"], path + ".t0", "s");
+  // Without t0 no form in n was fitted: the collective is its measured points alone.
+  if (node["t0"]) {
+    c.t0 = r.formula(node["t0"], path + ".t0", "s");
+  } else if (!node["measurements"]) {
+    r.fail(node, path + ".t0", "missing: a collective has a form t0 in n, measurements or both");
+  }
   if (node["seconds_per_byte"]) {
+    if (!node["t0"]) {
+      r.fail(node["seconds_per_byte"], path + ".seconds_per_byte",
+             "a form per byte needs its t0 (there is none)");
+    }
     c.seconds_per_byte = r.formula(node["seconds_per_byte"], path + ".seconds_per_byte", "s/B");
   }
   if (node["message_bytes"])
@@ -432,6 +441,30 @@ Collective read_collective(const Reader& r, const YAML::Node& node, const std::s
     if (!list.IsSequence()) r.fail(list, path + ".ranks", "expected a list of communicator sizes");
     for (std::size_t i = 0; i < list.size(); ++i) {
       c.ranks.push_back(r.count(list[i], fmt::format("{}.ranks[{}]", path, i)));
+    }
+  }
+  if (node["measurements"]) {
+    const YAML::Node& list = node["measurements"];
+    const std::string at = path + ".measurements";
+    if (!list.IsSequence() || list.size() == 0) {
+      r.fail(list, at, "expected a list of one or more measured points");
+    }
+    std::set<std::pair<std::uint64_t, double>> seen;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string item = fmt::format("{}[{}]", at, i);
+      const YAML::Node& n = list[i];
+      r.map(n, item, {"ranks", "bytes", "time"}, {"ranks", "bytes", "time"});
+      CollectiveMeasurement m;
+      m.ranks = r.count(n["ranks"], item + ".ranks");
+      if (m.ranks == 0) r.fail(n["ranks"], item + ".ranks", "expected at least 1 rank");
+      m.bytes = r.non_negative(n["bytes"], item + ".bytes");
+      m.time = r.quantity(n["time"], item + ".time", {"s"});
+      if (!seen.emplace(m.ranks, m.bytes).second) {
+        r.fail(n, item,
+               fmt::format("a second point at ranks {} and bytes {}; each is measured once",
+                           m.ranks, m.bytes));
+      }
+      c.measurements.push_back(m);
     }
   }
   return c;
@@ -750,8 +783,10 @@ std::string to_yaml(const Profile& p) {
     out << YAML::Key << "collectives" << YAML::Value << YAML::BeginMap;
     for (const auto& [name, collective] : p.collectives) {
       out << YAML::Key << name << YAML::Value << YAML::BeginMap;
-      out << YAML::Key << "t0" << YAML::Value;
-      emit_formula(out, collective.t0);
+      if (collective.has_forms()) {
+        out << YAML::Key << "t0" << YAML::Value;
+        emit_formula(out, collective.t0);
+      }
       if (collective.seconds_per_byte) {
         out << YAML::Key << "seconds_per_byte" << YAML::Value;
         emit_formula(out, *collective.seconds_per_byte);
@@ -762,6 +797,17 @@ std::string to_yaml(const Profile& p) {
       }
       if (!collective.ranks.empty()) {
         out << YAML::Key << "ranks" << YAML::Value << YAML::Flow << collective.ranks;
+      }
+      if (!collective.measurements.empty()) {
+        out << YAML::Key << "measurements" << YAML::Value << YAML::BeginSeq;
+        for (const CollectiveMeasurement& m : collective.measurements) {
+          out << YAML::BeginMap << YAML::Key << "ranks" << YAML::Value << m.ranks << YAML::Key
+              << "bytes" << YAML::Value << number_text(m.bytes) << YAML::Key << "time"
+              << YAML::Value;
+          emit_quantity(out, m.time);
+          out << YAML::EndMap;
+        }
+        out << YAML::EndSeq;
       }
       out << YAML::EndMap;
     }

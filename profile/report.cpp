@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <tuple>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/units.hpp"
 
 namespace sonde::profile {
@@ -45,6 +47,25 @@ void line(std::string& out, const std::string& label, const Quantity& q) {
 
 // "(52 log n) + (0.029 log n) m", Xu and Hwang's (1995) Table 5 in microseconds.
 std::string collective_formula(const Collective& c) {
+  if (!c.has_forms()) {
+    // Measured points only: where they are, by communicator size.
+    std::map<std::uint64_t, std::pair<double, double>> sizes;  // n: smallest and largest m
+    std::map<std::uint64_t, std::size_t> counts;
+    for (const CollectiveMeasurement& m : c.measurements) {
+      auto [it, fresh] = sizes.try_emplace(m.ranks, m.bytes, m.bytes);
+      it->second.first = std::min(it->second.first, m.bytes);
+      it->second.second = std::max(it->second.second, m.bytes);
+      ++counts[m.ranks];
+    }
+    std::vector<std::string> parts;
+    for (const auto& [n, range] : sizes) {
+      parts.push_back(range.first == range.second
+                          ? fmt::format("n = {}: m = {}", n, format_bytes(range.first))
+                          : fmt::format("n = {}: {} sizes, m = {} .. {}", n, counts[n],
+                                        format_bytes(range.first), format_bytes(range.second)));
+    }
+    return fmt::format("no form in n; measured points only ({})", fmt::join(parts, "; "));
+  }
   if (!c.seconds_per_byte) return c.t0.text(1e6);
   return fmt::format("({}) + ({}) m", c.t0.text(1e6), c.seconds_per_byte->text(1e6));
 }
@@ -320,13 +341,23 @@ std::string compare_profiles(const Profile& a, const Profile& b) {
     for (double n : {2.0, 64.0}) {
       const double bytes = 1024;
       Quantity cx, cy;
-      const bool hx = ix != a.collectives.end();
-      const bool hy = iy != b.collectives.end();
-      if (hx) cx = plain(ix->second.seconds(n, bytes), "s");
-      if (hy) cy = plain(iy->second.seconds(n, bytes), "s");
-      const bool sized = (hx && ix->second.seconds_per_byte) || (hy && iy->second.seconds_per_byte);
-      row(fmt::format("{} n={:.0f}{}", op, n, sized ? " m=1 KiB" : ""), hx ? &cx : nullptr,
-          hy ? &cy : nullptr);
+      // A profile without a form in n has a value only where it measured this n.
+      const auto estimate = [&](const Collective& c, Quantity& q) {
+        try {
+          q = plain(c.estimate(n, bytes).seconds, "s");
+          return true;
+        } catch (const Error&) {
+          return false;
+        }
+      };
+      const bool hx = ix != a.collectives.end() && estimate(ix->second, cx);
+      const bool hy = iy != b.collectives.end() && estimate(iy->second, cy);
+      const auto sized = [&](const auto& it, bool has) {
+        return has &&
+               (it->second.seconds_per_byte || (!it->second.has_forms() && it->first != "barrier"));
+      };
+      row(fmt::format("{} n={:.0f}{}", op, n, sized(ix, hx) || sized(iy, hy) ? " m=1 KiB" : ""),
+          hx ? &cx : nullptr, hy ? &cy : nullptr);
     }
   }
   if (!only_a.empty())
@@ -335,7 +366,8 @@ std::string compare_profiles(const Profile& a, const Profile& b) {
     out += fmt::format("\nonly {}: {}\n", b.machine.name, fmt::join(only_b, ", "));
   out +=
       "\nCollectives at n = 64 use each profile's fitted form in n; where a profile was fitted on\n"
-      "fewer ranks (see its collectives' n), that value is extrapolated.\n";
+      "fewer ranks (see its collectives' n), that value is extrapolated. A profile without a form\n"
+      "in n has values only at the communicator sizes it measured.\n";
   return out;
 }
 

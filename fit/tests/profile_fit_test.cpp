@@ -7,9 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <random>
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/run_records.hpp"
 #include "fit/contention_fit.hpp"
 #include "fit/profile_builder.hpp"
 #include "model/model_forms.hpp"
@@ -212,6 +215,127 @@ TEST(ProfileBuilder, AResultLackingAKeyIsAnErrorNotADefault) {
     EXPECT_NE(message.find("contention-access.json"), std::string::npos) << message;
     EXPECT_NE(message.find("'threads'"), std::string::npos) << message;
   }
+}
+
+// An MPI collectives result file: each benchmark's median, min and max aggregates, as the MPI
+// suite writes them, for (operation, ranks, bytes, median, min, max); bytes < 0: the barrier.
+struct CollectiveRow {
+  std::string operation;
+  unsigned ranks;
+  long long bytes;
+  double median, min, max;
+};
+
+std::filesystem::path collectives_run(const std::string& name,
+                                      const std::vector<CollectiveRow>& rows) {
+  nlohmann::json benchmarks = nlohmann::json::array();
+  for (const CollectiveRow& row : rows) {
+    std::string run_name = fmt::format("mpi.collective.{}/ranks:{}", row.operation, row.ranks);
+    nlohmann::json params = {{"suite", "mpi"},
+                             {"part", "collectives"},
+                             {"kernel", "collective"},
+                             {"operation", row.operation},
+                             {"communicator_ranks", row.ranks}};
+    if (row.bytes >= 0) {
+      run_name += fmt::format("/bytes:{}", row.bytes);
+      params["message_bytes"] = row.bytes;
+    }
+    run_name += "/repeats:5/manual_time";
+    for (const auto& [aggregate, value] :
+         {std::pair{"median", row.median}, {"min", row.min}, {"max", row.max}}) {
+      benchmarks.push_back({{"name", run_name + "_" + aggregate},
+                            {"run_name", run_name},
+                            {"run_type", "aggregate"},
+                            {"aggregate_name", aggregate},
+                            {"iterations", 5},
+                            {"real_time", value * 1e9},
+                            {"cpu_time", value * 1e9},
+                            {"time_unit", "ns"},
+                            {"seconds_per_operation", value},
+                            {"params", params}});
+    }
+  }
+  const nlohmann::json document = {{"context", {{"sonde", {{"suite", "mpi"}, {"host", "h"}}}}},
+                                   {"benchmarks", benchmarks}};
+  const auto folder = std::filesystem::temp_directory_path() / name;
+  std::filesystem::create_directories(folder);
+  write_file_atomically(folder / "mpi-collectives.json", document.dump(1));
+  return folder;
+}
+
+// The MPI suite on a two-core machine measures every collective at n = 2 only: no form in n, but
+// the profile keeps the measured points, each with its repetitions' range and its benchmark.
+TEST(ProfileBuilder, CollectivesMeasuredAtOneSizeKeepTheirPoints) {
+  const auto folder =
+      collectives_run("sonde-fit-collectives-n2", {{"barrier", 2, -1, 4.8e-7, 4.7e-7, 5.0e-7},
+                                                   {"bcast", 2, 8, 1.5e-7, 1.4e-7, 1.7e-7},
+                                                   {"bcast", 2, 1024, 3.0e-7, 3.0e-7, 3.0e-7},
+                                                   {"bcast", 2, 65536, 6.0e-6, 5.5e-6, 7.0e-6}});
+  const profile::Profile p =
+      build_profile(read_run_records(read_result_folder(folder)), "m", folder);
+  ASSERT_EQ(p.collectives.size(), 2u);
+  const profile::Collective& broadcast = p.collectives.at("broadcast");
+  EXPECT_FALSE(broadcast.has_forms());
+  EXPECT_FALSE(broadcast.seconds_per_byte);
+  EXPECT_TRUE(broadcast.ranks.empty()) << "no form was fitted on any communicator size";
+  ASSERT_EQ(broadcast.measurements.size(), 3u);
+  const profile::CollectiveMeasurement& first = broadcast.measurements[0];
+  EXPECT_EQ(first.ranks, 2u);
+  EXPECT_EQ(first.bytes, 8);
+  EXPECT_EQ(first.time.value, 1.5e-7);
+  EXPECT_EQ(first.time.unit, "s");
+  EXPECT_EQ(first.time.origin, profile::Origin::measured);
+  EXPECT_EQ(first.time.interval, (profile::Interval{1.4e-7, 1.7e-7, 1.0}));
+  EXPECT_EQ(first.time.sources, std::vector<std::string>{"mpi.collective.bcast/ranks:2/bytes:8"});
+  // Repetitions that all took the same time have no range to give.
+  EXPECT_FALSE(broadcast.measurements[1].time.interval);
+  const profile::Collective& barrier = p.collectives.at("barrier");
+  ASSERT_EQ(barrier.measurements.size(), 1u);
+  EXPECT_EQ(barrier.measurements[0].bytes, 0);
+  // Estimates at n = 2 come from the points; another n is an error saying why.
+  EXPECT_DOUBLE_EQ(barrier.seconds(2, 0), 4.8e-7);
+  EXPECT_NEAR(broadcast.seconds(2, 516), 2.25e-7, 1e-18);
+  EXPECT_THROW(broadcast.estimate(4, 8), Error);
+  bool noted = false;
+  for (const std::string& line : p.not_fitted) {
+    noted = noted || (line.find("collectives: measured on communicators of 2 rank(s) only") == 0 &&
+                      line.find("no form in n was fitted") != std::string::npos &&
+                      line.find("measured points are kept") != std::string::npos);
+  }
+  EXPECT_TRUE(noted) << fmt::format("{}", fmt::join(p.not_fitted, "\n"));
+  // And it is a valid profile: written, it reads back the same.
+  const auto file = folder / "profile.yaml";
+  profile::write_profile(p, file);
+  EXPECT_EQ(profile::read_profile(file), p);
+  std::filesystem::remove_all(folder);
+}
+
+// Four communicator sizes: the forms in n are fitted (Xu and Hwang (1995), Eq. 6) and the measured
+// points are kept beside them.
+TEST(ProfileBuilder, CollectivesWithFormsKeepTheirPointsToo) {
+  std::vector<CollectiveRow> rows;
+  for (unsigned n : {2u, 4u, 8u, 16u}) {
+    const double log_n = std::log2(n);
+    rows.push_back({"barrier", n, -1, (2 * log_n + 1) * 1e-6, (2 * log_n + 0.9) * 1e-6,
+                    (2 * log_n + 1.2) * 1e-6});
+    for (long long bytes : {8LL, 1024LL, 65536LL, 1048576LL}) {
+      const double t = (5 * log_n + 2) * 1e-6 + bytes * 1e-9 * log_n;
+      rows.push_back({"bcast", n, bytes, t, t * 0.95, t * 1.1});
+    }
+  }
+  const auto folder = collectives_run("sonde-fit-collectives-n16", rows);
+  const profile::Profile p =
+      build_profile(read_run_records(read_result_folder(folder)), "m", folder);
+  const profile::Collective& broadcast = p.collectives.at("broadcast");
+  EXPECT_TRUE(broadcast.has_forms()) << fmt::format("{}", fmt::join(p.not_fitted, "\n"));
+  EXPECT_TRUE(broadcast.seconds_per_byte);
+  EXPECT_EQ(broadcast.ranks, (std::vector<std::uint64_t>{2, 4, 8, 16}));
+  EXPECT_EQ(broadcast.measurements.size(), 16u);
+  EXPECT_EQ(p.collectives.at("barrier").measurements.size(), 4u);
+  const profile::CollectiveEstimate e = broadcast.estimate(32, 1024);
+  EXPECT_EQ(e.how, "form in n");
+  EXPECT_NEAR(e.seconds, 27e-6 + 1024e-9 * 5, 0.05 * e.seconds);
+  std::filesystem::remove_all(folder);
 }
 
 TEST(FitWeights, NeverReturnsANegativeWeight) {

@@ -83,7 +83,17 @@ Profile full_profile() {
   per_byte.terms = {Term{"n^c", 3e-8, 1.29, {}}};
   alltoall.seconds_per_byte = per_byte;
   alltoall.ranks = {2, 4, 8, 16};
+  alltoall.measurements = {CollectiveMeasurement{2, 1024, q(4.5e-6, "s")}};
   p.collectives["alltoall"] = alltoall;
+  // Measured on one communicator size only: no form in n, the measured points alone.
+  Collective broadcast;
+  Quantity small = q(1.5e-7, "s");
+  small.interval = Interval{1.4e-7, 1.75e-7, 1.0};
+  small.sources = {"mpi.collective.bcast/ranks:2/bytes:8"};
+  small.note = "median of the repetitions; interval: their range";
+  broadcast.measurements = {CollectiveMeasurement{2, 8, small},
+                            CollectiveMeasurement{2, 1048576, q(2.5e-4, "s")}};
+  p.collectives["broadcast"] = broadcast;
   Collective reduce;
   reduce.t0 = barrier;
   reduce.message_bytes = 8;
@@ -195,6 +205,158 @@ TEST(Profile, ValidateNamesEachValidProfile) {
   EXPECT_NE(out.str().find("machines/ibm-sp2.yaml: valid sonde profile version"), std::string::npos)
       << out.str();
   EXPECT_NE(out.str().find("(cm-5)"), std::string::npos) << out.str();
+}
+
+// --- collectives: measured points and estimates ---
+
+TEST(Collective, MeasurementsOnlyAreWrittenWithoutT0AndReadBack) {
+  const Profile p = full_profile();
+  const std::string text = to_yaml(p);
+  const auto at = text.find("  broadcast:\n");
+  ASSERT_NE(at, std::string::npos) << text;
+  const std::string broadcast = text.substr(at, text.find("  reduce:", at) - at);
+  EXPECT_EQ(broadcast.find("t0:"), std::string::npos) << broadcast;
+  EXPECT_NE(broadcast.find("measurements:"), std::string::npos) << broadcast;
+  EXPECT_NE(broadcast.find("mpi.collective.bcast/ranks:2/bytes:8"), std::string::npos);
+  const Profile back = parse_profile(text, "round-trip.yaml");
+  const Collective& c = back.collectives.at("broadcast");
+  EXPECT_FALSE(c.has_forms());
+  ASSERT_EQ(c.measurements.size(), 2u);
+  EXPECT_EQ(c.measurements[0].ranks, 2u);
+  EXPECT_EQ(c.measurements[1].bytes, 1048576);
+  EXPECT_EQ(c.measurements[0].time.interval, (Interval{1.4e-7, 1.75e-7, 1.0}));
+  EXPECT_EQ(back.collectives.at("alltoall").measurements.size(), 1u);
+  EXPECT_TRUE(back.collectives.at("alltoall").has_forms());
+}
+
+// Measured at n = 2: 8 B in 10 us [9, 12], 1 KiB in 20 us [18, 23], 4 KiB in 50 us [45, 60]; at
+// n = 4 one size, 8 B in 30 us (one repetition: no interval).
+Collective measured_only() {
+  const auto point = [](std::uint64_t ranks, double bytes, double us,
+                        std::optional<Interval> range) {
+    Quantity t = q(us * 1e-6, "s");
+    t.interval = range;
+    return CollectiveMeasurement{ranks, bytes, t};
+  };
+  Collective c;
+  c.measurements = {point(2, 1024, 20, Interval{18e-6, 23e-6, 1.0}),
+                    point(2, 8, 10, Interval{9e-6, 12e-6, 1.0}),
+                    point(2, 4096, 50, Interval{45e-6, 60e-6, 1.0}), point(4, 8, 30, std::nullopt)};
+  return c;
+}
+
+TEST(Collective, InterpolatesBetweenTheTwoNearestMeasuredSizes) {
+  const Collective c = measured_only();
+  // 516 B is halfway from 8 to 1024 B: 10 + (20 - 10) / 2 = 15 us; the range's ends likewise,
+  // 9 + 9 / 2 = 13.5 and 12 + 11 / 2 = 17.5 us.
+  CollectiveEstimate e = c.estimate(2, 516);
+  EXPECT_NEAR(e.seconds, 15e-6, 1e-15);
+  ASSERT_TRUE(e.range);
+  EXPECT_NEAR(e.range->low, 13.5e-6, 1e-15);
+  EXPECT_NEAR(e.range->high, 17.5e-6, 1e-15);
+  EXPECT_EQ(e.range->level, 1.0);
+  EXPECT_EQ(e.how, "interpolated between measured sizes 8 and 1024 B at n = 2");
+  // 2560 B is halfway from 1 KiB to 4 KiB: 20 + 30 / 2 = 35 us.
+  e = c.estimate(2, 2560);
+  EXPECT_NEAR(e.seconds, 35e-6, 1e-15);
+  EXPECT_EQ(e.how, "interpolated between measured sizes 1024 and 4096 B at n = 2");
+  EXPECT_NEAR(c.seconds(2, 2560), 35e-6, 1e-15);
+  // A measured size is its own time and interval.
+  e = c.estimate(2, 1024);
+  EXPECT_DOUBLE_EQ(e.seconds, 20e-6);
+  EXPECT_EQ(e.range, (Interval{18e-6, 23e-6, 1.0}));
+  EXPECT_EQ(e.how, "measured at 1024 B at n = 2");
+  // Below the smallest size: the smallest's time.
+  e = c.estimate(2, 0);
+  EXPECT_DOUBLE_EQ(e.seconds, 10e-6);
+  EXPECT_EQ(e.range, (Interval{9e-6, 12e-6, 1.0}));
+  EXPECT_NE(e.how.find("below the smallest measured size 8 B at n = 2"), std::string::npos)
+      << e.how;
+}
+
+TEST(Collective, ExtrapolatesBeyondTheLargestSizeFromTheLastTwo) {
+  const Collective c = measured_only();
+  // 7168 B is one more 3 KiB step past 4 KiB: 50 + (50 - 20) = 80 us; lows 45 + 27 = 72, highs
+  // 60 + 37 = 97 us.
+  const CollectiveEstimate e = c.estimate(2, 7168);
+  EXPECT_NEAR(e.seconds, 80e-6, 1e-15);
+  ASSERT_TRUE(e.range);
+  EXPECT_NEAR(e.range->low, 72e-6, 1e-15);
+  EXPECT_NEAR(e.range->high, 97e-6, 1e-15);
+  EXPECT_EQ(e.how,
+            "extrapolated beyond the largest measured size 4096 B at n = 2 from sizes 1024 and "
+            "4096 B");
+  // One size at n = 4: its time for every size, without an interval it never had.
+  const CollectiveEstimate one = c.estimate(4, 65536);
+  EXPECT_DOUBLE_EQ(one.seconds, 30e-6);
+  EXPECT_FALSE(one.range);
+  EXPECT_NE(one.how.find("the only measured size 8 B at n = 4"), std::string::npos) << one.how;
+  // A time that falls between the last two sizes gives no slope: the largest's time is held.
+  Collective falling = measured_only();
+  falling.measurements[2].time.value = 15e-6;
+  falling.measurements[2].time.interval.reset();
+  const CollectiveEstimate held = falling.estimate(2, 8192);
+  EXPECT_DOUBLE_EQ(held.seconds, 15e-6);
+  EXPECT_NE(held.how.find("no slope to extrapolate"), std::string::npos) << held.how;
+}
+
+TEST(Collective, OneProcessCostsNothing) {
+  const CollectiveEstimate e = measured_only().estimate(1, 1e6);
+  EXPECT_EQ(e.seconds, 0);
+  EXPECT_FALSE(e.range);
+  EXPECT_EQ(e.how, "one process: no communication");
+  // With forms too: 94 log n + 10 us would say 10 us at n = 1.
+  const Profile sp2 = read_profile(kSp2);
+  EXPECT_EQ(require_collective(sp2, "barrier", kSp2).estimate(1, 0).seconds, 0);
+  EXPECT_EQ(require_collective(sp2, "broadcast", kSp2).seconds(1, 1024), 0);
+}
+
+TEST(Collective, AnUnmeasuredCommunicatorSizeWithoutAFormIsAnError) {
+  const Collective c = measured_only();
+  try {
+    c.estimate(8, 1024);
+    FAIL() << "estimated at a size neither measured nor fitted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::bad_input);
+    const std::string what = e.what();
+    EXPECT_NE(what.find("no form in n was fitted"), std::string::npos) << what;
+    EXPECT_NE(what.find("communicators of 2, 4 rank(s) only"), std::string::npos) << what;
+    EXPECT_NE(what.find("n = 8"), std::string::npos) << what;
+  }
+  EXPECT_THROW(c.estimate(2, -1), Error);
+  EXPECT_THROW(c.estimate(0.5, 8), Error);
+}
+
+TEST(Collective, FormsGiveTheirValueAndTheTermsRange) {
+  // t0 = 1e-7 log n [0.9e-7, 1.1e-7] - 5e-8 (no interval): at n = 4, 2e-7 - 5e-8 = 1.5e-7 s,
+  // range 1.8e-7 - 5e-8 = 1.3e-7 to 2.2e-7 - 5e-8 = 1.7e-7 s.
+  const Profile p = full_profile();
+  const Collective& reduce = p.collectives.at("reduce");
+  const CollectiveEstimate e = reduce.estimate(4, 0);
+  EXPECT_NEAR(e.seconds, 1.5e-7, 1e-20);
+  EXPECT_EQ(e.how, "form in n");
+  ASSERT_TRUE(e.range);
+  EXPECT_NEAR(e.range->low, 1.3e-7, 1e-20);
+  EXPECT_NEAR(e.range->high, 1.7e-7, 1e-20);
+  EXPECT_EQ(e.range->level, 0.95);
+  EXPECT_NEAR(reduce.seconds(4, 0), 1.5e-7, 1e-20);
+  // A form whose terms have no interval gives no range.
+  const Profile sp2 = read_profile(kSp2);
+  const CollectiveEstimate bare = require_collective(sp2, "barrier", kSp2).estimate(256, 0);
+  EXPECT_NEAR(bare.seconds, 762e-6, 1e-12);
+  EXPECT_FALSE(bare.range);
+}
+
+TEST(Collective, ShowAndCompareNameMeasuredOnlyCollectives) {
+  const Profile p = full_profile();
+  const std::string shown = format_profile(p);
+  EXPECT_NE(shown.find("broadcast        no form in n; measured points only (n = 2: 2 sizes, m = "),
+            std::string::npos)
+      << shown;
+  // Compare has the broadcast at n = 2, where it was measured, and nothing at n = 64.
+  const std::string compared = compare_profiles(p, p);
+  EXPECT_NE(compared.find("broadcast n=2 m=1 KiB"), std::string::npos) << compared;
+  EXPECT_EQ(compared.find("broadcast n=64"), std::string::npos) << compared;
 }
 
 // --- malformed and adversarial files ---
@@ -330,6 +492,67 @@ TEST_F(Malformed, TextThatIsNotUtf8) {
   const Profile p = parse_profile(tab, "tab.yaml");
   EXPECT_EQ(p.machine.name, "test\tmachine");
   EXPECT_EQ(parse_profile(to_yaml(p), "again.yaml"), p);
+}
+
+TEST_F(Malformed, CollectiveMeasurements) {
+  const std::string point = "    measurements:\n      - ranks: 2\n        bytes: 8\n";
+  ASSERT_NE(good.find(point), std::string::npos) << good;
+  const std::string path = "collectives.broadcast.measurements[0]";
+  expect_rejected(replaced(good, point, "    measurements:\n      - ranks: 2\n        bytes: -8\n"),
+                  path + ".bytes: expected a value >= 0");
+  expect_rejected(replaced(good, point, "    measurements:\n      - ranks: 0\n        bytes: 8\n"),
+                  path + ".ranks: expected at least 1 rank");
+  expect_rejected(
+      replaced(good, point, "    measurements:\n      - ranks: two\n        bytes: 8\n"),
+      path + ".ranks: expected a number, found 'two'");
+  expect_rejected(
+      replaced(good, point, "    measurements:\n      - ranks: 2\n        bytes: [8]\n"),
+      path + ".bytes: expected a number");
+  expect_rejected(replaced(good, point, "    measurements:\n      - ranks: 2\n        size: 8\n"),
+                  path + ".size: unknown key; expected one of ranks, bytes, time");
+  expect_rejected(
+      replaced(good, point, "    measurements:\n      - ranks: 2\n        bytes: 1048576\n"),
+      "collectives.broadcast.measurements[1]: a second point at ranks 2 and bytes 1048576");
+  const std::string head =
+      "schema: sonde-profile\nversion: 1\nmachine: {name: m}\nprovenance: {origin: measured}\n";
+  expect_rejected(
+      head + "collectives:\n  barrier:\n    measurements: 8\n",
+      "collectives.barrier.measurements: expected a list of one or more measured points");
+  expect_rejected(head + "collectives:\n  barrier:\n    points: []\n",
+                  "collectives.barrier.points: unknown key");
+  expect_rejected(head + "collectives:\n  barrier:\n    measurements: [{ranks: 2, bytes: 0}]\n",
+                  "collectives.barrier.measurements[0].time: missing");
+  const std::string time =
+      "        bytes: 8\n        time:\n          value: 1.5e-07\n"
+      "          unit: s\n";
+  ASSERT_NE(good.find(time), std::string::npos) << good;
+  expect_rejected(replaced(good, time,
+                           "        bytes: 8\n        time:\n          value: 1.5e-07\n"
+                           "          unit: B\n"),
+                  path + ".time.unit: unit 'B' does not fit here; expected s");
+  expect_rejected(replaced(good, time,
+                           "        bytes: 8\n        time:\n          value: -1.5e-07\n"
+                           "          unit: s\n"),
+                  path + ".time.value: expected a value >= 0");
+  expect_rejected(replaced(good, "        bytes: 8\n        time:", "        bytes: 8\n        t:"),
+                  path + ".t: unknown key");
+  // A collective is a form, measured points or both; a form per byte needs its t0.
+  expect_rejected(head + "collectives:\n  barrier: {ranks: [2]}\n",
+                  "collectives.barrier.t0: missing: a collective has a form t0 in n, measurements "
+                  "or both");
+  expect_rejected(
+      head +
+          "collectives:\n  barrier:\n"
+          "    measurements: []\n",
+      "collectives.barrier.measurements: expected a list of one or more measured points");
+  expect_rejected(
+      head +
+          "collectives:\n  gather:\n"
+          "    seconds_per_byte: {unit: s/B, terms: [{basis: '1', coefficient: 1e-9}], "
+          "origin: fitted}\n"
+          "    measurements: [{ranks: 2, bytes: 8, time: {value: 1e-6, unit: s, origin: "
+          "measured}}]\n",
+      "collectives.gather.seconds_per_byte: a form per byte needs its t0");
 }
 
 }  // namespace
