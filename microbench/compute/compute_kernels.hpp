@@ -30,13 +30,42 @@ double run_peak_kernel(const FmaUnit& unit, std::uint64_t iterations);
 
 // ---- Kernel library ----
 
-enum class Operation { add, multiply, divide, sqrt, exp, sin, int_to_double, indirect_call };
+enum class Operation {
+  add,
+  multiply,
+  fma,
+  divide,
+  sqrt,
+  exp,
+  log,
+  sin,
+  int_multiply,
+  int_to_double,
+  double_to_int,
+  indirect_call,
+  branch_mispredict
+};
 
+// What each mode measures. Latency: one dependent chain, every step needs the one before it, so
+// the time per step is the operation's latency (plus the little glue the chain names). Throughput:
+// kThroughputChains independent chains interleaved, so the time per operation is the issue rate
+// of the unit (or the latency over the chains where that is longer).
+//
+// branch_mispredict is a conditional branch on precomputed pseudo-random bits (taken half the time
+// at random; 2^20 bits, read on from where the last call stopped, so that no predictor learns
+// them). Throughput: each branch's condition is a bit loaded from an address known in advance, so
+// the branches are independent and the time per branch is the cost of a 50% mispredicted branch
+// with the conditions ready early. Latency: the address of the next bit depends on the outcome of
+// the branch before it, so nothing of the next step can start before the branch resolves: the
+// time per branch is its resolution plus the misprediction penalty, half the time. Either way
+// the penalty of one misprediction is about twice the time per branch.
 struct OperationInfo {
   Operation operation;
   std::string_view name;
-  // Xu and Hwang (1995), Table 1: add, subtract, multiply 1; divide and square root 4; exp, sin 8;
-  // a type conversion 1. An indirect call is no floating-point operation (0).
+  // Xu and Hwang (1995), Table 1: add, subtract, multiply 1; divide and square root 4; exp, sin
+  // (and log, an intrinsic function like them) 8; a type conversion 1. A fused multiply-add is a
+  // multiply and an add (2). Integer arithmetic, an indirect call and a branch are no
+  // floating-point operations (0).
   unsigned counted_flops;
   std::string_view latency_chain;     // what one step of the dependent chain does
   std::string_view throughput_chain;  // what each of the independent chains does

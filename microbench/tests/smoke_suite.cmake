@@ -2,11 +2,16 @@ cmake_policy(VERSION 3.25)
 # Runs a benchmark program in quick mode and checks that every expected value of one parameter
 # appears in its result file, every entry has its params, and an unknown part is refused.
 # Arguments: -DPROGRAM=<program> -DWORK=<scratch> -DKEY=<parameter> -DEXPECTED=<a;b;...>
+# and, optionally, -DPART=<part> to run that part alone.
 string(REPLACE "," ";" EXPECTED "${EXPECTED}")
+set(part_option "")
+if(DEFINED PART)
+  set(part_option --part=${PART})
+endif()
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 include(${CMAKE_CURRENT_LIST_DIR}/check_counts.cmake)
-execute_process(COMMAND ${PROGRAM} --quick --progress --out ${WORK}/result.json
+execute_process(COMMAND ${PROGRAM} --quick --progress ${part_option} --out ${WORK}/result.json
                         --papi-event=loads=sonde::no_such_event
                 RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
 if(NOT rc EQUAL 0)

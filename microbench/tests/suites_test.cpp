@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "characterize/characterize.hpp"
 #include "core/error.hpp"
@@ -33,7 +34,15 @@ TEST(KernelLibrary, FollowsXuHwangFlopRules) {
   EXPECT_EQ(rule.at("exp"), 8u);
   EXPECT_EQ(rule.at("sin"), 8u);
   EXPECT_EQ(rule.at("int_to_double"), 1u);
-  EXPECT_EQ(operations().size(), 8u);
+  // A fused multiply-add is a multiply and an add; log an intrinsic like exp; a conversion either
+  // way 1; integer operations, calls and branches are no floating-point operations.
+  EXPECT_EQ(rule.at("fma"), 2u);
+  EXPECT_EQ(rule.at("log"), 8u);
+  EXPECT_EQ(rule.at("double_to_int"), 1u);
+  EXPECT_EQ(rule.at("int_multiply"), 0u);
+  EXPECT_EQ(rule.at("indirect_call"), 0u);
+  EXPECT_EQ(rule.at("branch_mispredict"), 0u);
+  EXPECT_EQ(operations().size(), 13u);
 }
 
 TEST(KernelLibrary, ChainsComputeWhatTheySay) {
@@ -48,6 +57,43 @@ TEST(KernelLibrary, ChainsComputeWhatTheySay) {
   double expected = 0;
   for (unsigned k = 0; k < kThroughputChains; ++k) expected += 0.5 + 0.01 * k + 1000;
   EXPECT_NEAR(run_throughput_chains(Operation::indirect_call, 1000), expected, 1e-9);
+}
+
+TEST(KernelLibrary, NewChainsComputeWhatTheySay) {
+  // fma: x = x * 0.999999 + 1e-6, one rounding a step (std::fma is exact in any implementation).
+  double f = 0.5;
+  for (int i = 0; i < 1000; ++i) f = std::fma(f, 0.999999, 1e-6);
+  EXPECT_EQ(run_latency_chain(Operation::fma, 1000), f);
+  // log(x) + 2 converges to its fixed point near 3.146.
+  const double l = run_latency_chain(Operation::log, 1000);
+  EXPECT_NEAR(l, std::log(l) + 2.0, 1e-9);
+  EXPECT_TRUE(std::isfinite(run_throughput_chains(Operation::log, 1000)));
+  // The integer multiply chain: 1000 multiplications by the odd constant, modulo 2^64.
+  std::uint64_t n = 1;
+  for (int i = 0; i < 1000; ++i) n *= 0x9E3779B97F4A7C15ull;
+  EXPECT_EQ(run_latency_chain(Operation::int_multiply, 1000), static_cast<double>(n >> 11));
+  // double to int: the chain counts its steps; each throughput chain sums trunc(x0 + i) = i for
+  // i = 1 .. 1000, 500500, over eight chains.
+  EXPECT_EQ(run_latency_chain(Operation::double_to_int, 1000), 1000.0);
+  EXPECT_EQ(run_throughput_chains(Operation::double_to_int, 1000), 8 * 500500.0);
+}
+
+TEST(KernelLibrary, BranchesOnRandomBitsAreTakenHalfTheTime) {
+  // Latency: the result is the steps plus the branches not taken; random bits take half.
+  const double steps = 100000;
+  const double latency = run_latency_chain(Operation::branch_mispredict, 100000);
+  EXPECT_GE(latency, steps);
+  EXPECT_LE(latency, 2 * steps);
+  EXPECT_NEAR((latency - steps) / steps, 0.5, 0.02);
+  // Throughput: the branches taken of 8 a step.
+  const double taken = run_throughput_chains(Operation::branch_mispredict, 100000);
+  EXPECT_NEAR(taken / (kThroughputChains * steps), 0.5, 0.02);
+  // Calls read on through the bits rather than repeating the same ones each time: of ten short
+  // calls, not all take the same number of branches.
+  std::set<double> counts;
+  for (int i = 0; i < 10; ++i)
+    counts.insert(run_throughput_chains(Operation::branch_mispredict, 64));
+  EXPECT_GT(counts.size(), 1u);
 }
 
 TEST(PeakKernel, EveryUnitComputesTheSameRecurrence) {
