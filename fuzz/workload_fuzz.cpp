@@ -43,15 +43,17 @@ void check_workload(const Workload& w) {
       SONDE_FUZZ_CHECK(finite_at_least(*c.rate_flop_per_second, 0) && *c.rate_flop_per_second > 0,
                        "{}: rate {} accepted", c.name, *c.rate_flop_per_second);
     }
-    SONDE_FUZZ_CHECK(c.time_seconds || c.rate_flop_per_second || !c.operations.empty(),
-                     "{}: a component with neither time, rate nor operations accepted", c.name);
+    SONDE_FUZZ_CHECK(c.time_seconds || c.rate_flop_per_second || !c.operations.empty() ||
+                         !c.chains.empty() || c.traffic_bytes || c.random_accesses ||
+                         c.work_flop > 0,
+                     "{}: a component with nothing to cost accepted", c.name);
     if (c.loop) {
       SONDE_FUZZ_CHECK(finite_at_least(*c.loop, 1) && *c.loop == std::floor(*c.loop),
                        "{}: loop {} accepted", c.name, *c.loop);
     }
     for (const auto& [kernel, count] : c.operations) {
-      SONDE_FUZZ_CHECK(finite_at_least(count, 0), "{}: ops.{} = {} accepted", c.name, kernel,
-                       count);
+      SONDE_FUZZ_CHECK(finite_at_least(count(1), 0), "{}: ops.{} = {} accepted", c.name, kernel,
+                       count(1));
     }
     for (double n : kChecked) {
       const double dop = c.dop(n);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 
 #include "core/error.hpp"
@@ -95,6 +96,55 @@ const char* name_of(IterationCost cost) {
                                              : "uniform";
 }
 
+// The slowest processor's share of component c's work at n: 1 / min(DOP, n), or its share of the
+// loop's units (Fahringer and Pozgaj (2000)).
+double slowest_share(const Component& c, double n) {
+  const double used = processors(c, n);
+  if (c.loop) return slowest_units(c, std::min(used, *c.loop)) / loop_units(c);
+  return 1 / used;
+}
+
+// A profile value with the ends of its interval (the value itself where it has none).
+struct Span {
+  double value = 0, low = 0, high = 0;
+};
+Span span(const profile::Quantity& q) {
+  if (!q.interval) return {q.value, q.value, q.value};
+  return {q.value, std::min(q.interval->low, q.value), std::max(q.interval->high, q.value)};
+}
+
+// Levels whose name starts with L1 or L2 are private to a core; the others (L3, DRAM) are shared by
+// the processes of a node, so their working sets add up.
+bool private_level(const profile::MemoryLevel& level) {
+  return level.name.rfind("L1", 0) == 0 || level.name.rfind("L2", 0) == 0;
+}
+
+// The capacity the prediction trusts: where the latency curve left the level's plateau (measured)
+// before what the system reports.
+std::optional<double> capacity(const profile::MemoryLevel& level) {
+  if (level.detected_capacity) return level.detected_capacity->value;
+  if (level.capacity_bytes) return static_cast<double>(*level.capacity_bytes);
+  return std::nullopt;
+}
+
+// The first level a process's working set fits in, the node's `sharers` processes each holding one
+// in a shared level; the last level (memory) holds everything.
+const profile::MemoryLevel& level_for(const profile::Profile& p, std::optional<double> working_set,
+                                      double sharers) {
+  if (working_set) {
+    for (const profile::MemoryLevel& level : p.memory) {
+      const std::optional<double> room = capacity(level);
+      if (!room) continue;
+      const double need = private_level(level) ? *working_set : *working_set * sharers;
+      if (need <= *room) return level;
+    }
+  }
+  for (const profile::MemoryLevel& level : p.memory) {
+    if (!capacity(level)) return level;
+  }
+  return p.memory.back();
+}
+
 }  // namespace
 
 Predictor::Predictor(Workload workload, profile::Profile target, std::string target_path,
@@ -103,32 +153,23 @@ Predictor::Predictor(Workload workload, profile::Profile target, std::string tar
       target_(std::move(target)),
       target_path_(std::move(target_path)) {
   const std::optional<double> target_rate = node_rate(target_);
-  for (const Component& c : workload_.components) {
+  for (std::size_t i = 0; i < workload_.components.size(); ++i) {
+    const Component& c = workload_.components[i];
     ComponentTime time;
     time.name = c.name;
     time.work_flop = c.work_flop;
     // Fahringer and Pozgaj 2000: operation counts costed with the target's kernel library, where it
-    // has them all.
-    bool from_kernels = !c.operations.empty();
+    // has them all; a component without a given time or rate is costed from the profile alone.
+    bool kernels_known = true;
     for (const auto& [op, count] : c.operations) {
-      from_kernels = from_kernels && target_.compute.kernels.count(op + ".throughput");
+      kernels_known = kernels_known && target_.compute.kernels.count(op + ".throughput");
     }
-    if (from_kernels) {
-      double seconds = 0;
-      for (const auto& [op, count] : c.operations) {
-        seconds += count * target_.compute.kernels.at(op + ".throughput").value;
-      }
-      time.seconds = seconds;
-      time.how = fmt::format("operation counts x {}'s kernel library", target_.machine.name);
-    } else if (!c.time_seconds && !c.rate_flop_per_second) {
-      std::vector<std::string> missing;
-      for (const auto& [op, count] : c.operations) {
-        if (!target_.compute.kernels.count(op + ".throughput"))
-          missing.push_back(op + ".throughput");
-      }
-      throw input_error(target_path_, fmt::format("compute.kernels.{}: absent; component '{}' ({}) "
-                                                  "gives only operation counts",
-                                                  fmt::join(missing, ", "), c.name, c.row.where()));
+    const bool given = c.time_seconds || c.rate_flop_per_second;
+    from_resources_.push_back(!given || (!c.operations.empty() && kernels_known));
+    if (from_resources_.back()) {
+      const Cost cost = component_cost(i, 1);  // throws, naming what the profile lacks
+      time.seconds = cost.seconds;
+      time.how = fmt::format("from {}'s profile: {}", target_.machine.name, cost.bound);
     } else {
       const double seconds =
           c.time_seconds ? *c.time_seconds : c.work_flop / *c.rate_flop_per_second;
@@ -176,17 +217,19 @@ Predictor::Predictor(Workload workload, profile::Profile target, std::string tar
     s.work_flop += c.work_flop;
     s.t1 += t1_[i];
     const double dop = std::floor(c.dop(kUnrestricted));
-    s.t_inf += component_seconds(i, std::min(dop, kUnrestricted), false);
+    // T_inf from T_1 shared out (a resource-costed component's T_1 at n = 1): the critical
+    // path's definition, not a machine of 2^40 processes.
+    s.t_inf += t1_[i] * slowest_share(c, std::min(dop, kUnrestricted));
     s.n_max = std::max(s.n_max, dop);
   }
   // Every rate and the theoretical scheme divide by these: a spreadsheet without work or time
   // is refused rather than predicted as infinities.
-  if (!(s.work_flop > 0) || !(s.t1 > 0)) {
+  if (!(s.t1 > 0)) {
     throw input_error(workload_.path.string(),
-                      fmt::format("the components' total work ({} flop) and sequential time ({} s) "
-                                  "must both be > 0",
-                                  s.work_flop, s.t1));
+                      fmt::format("the components' sequential time ({} s) must be > 0", s.t1));
   }
+  // A program without floating-point work (a random-access update) has no rates; its theoretical
+  // scheme is its zero-overhead one.
   s.p1 = s.work_flop / s.t1;
   s.p_inf = s.work_flop / s.t_inf;
   s.average_parallelism = s.t1 / s.t_inf;
@@ -196,30 +239,212 @@ Predictor::Predictor(Workload workload, profile::Profile target, std::string tar
 
 // Component i's time on n nodes: T_1(i) / min(DOP_i, n), or for a distributed loop T_1(i) times
 // the slowest processor's share of the loop's work (Fahringer and Pozgaj (2000)): ceil(N/p) / N
-// for uniform iterations, BLOCK or CYCLIC. `uniform`: every flop at the program's rate.
+// for uniform iterations, BLOCK or CYCLIC. `uniform`: every flop at the program's rate. A
+// component costed from the profile's resources is costed again at n: its working set, and the
+// processes sharing a node's bandwidth, change with n.
 double Predictor::component_seconds(std::size_t i, double n, bool uniform) const {
   const Component& c = workload_.components[i];
+  if (summary_.p1 <= 0) uniform = false;
+  if (!uniform && from_resources_[i]) return component_cost(i, n).seconds;
   const double t1 = uniform ? c.work_flop / summary_.p1 : t1_[i];
-  const double used = processors(c, n);
-  if (c.loop) return t1 * slowest_units(c, std::min(used, *c.loop)) / loop_units(c);
-  return t1 / used;
+  return t1 * slowest_share(c, n);
 }
 
-double Predictor::operation_seconds(std::size_t index, double n) const {
+double Predictor::processes_per_node(double n) const {
+  double per_node = 1;  // Xu and Hwang (1995): one process per node
+  if (workload_.processes_per_node) {
+    per_node = std::floor((*workload_.processes_per_node)(n));
+  } else if (target_.machine.cores_per_node) {
+    per_node = static_cast<double>(*target_.machine.cores_per_node);  // fill the nodes
+  }
+  return std::max(1.0, std::min(per_node, n));
+}
+
+// The resource model: a process's share of the component's compute, memory traffic and dependent
+// random accesses, each costed from the target's profile. Compute and traffic overlap (the
+// roofline model of Williams, Waterman and Patterson (2009): the larger bounds the time); dependent
+// random accesses wait for each other and for everything else, so they add.
+Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
+  const Component& c = workload_.components[i];
+  const double share = slowest_share(c, n);
+  Cost cost;
+  if (!from_resources_[i]) {
+    cost.seconds = t1_[i] * share;
+    cost.range = {cost.seconds, cost.seconds};
+    cost.bound = c.time_seconds ? "its given time" : "its given rate";
+    return cost;
+  }
+  const double sharers = std::min(processes_per_node(n), processors(c, n));
+  const std::string where = fmt::format("component '{}' ({})", c.name, c.row.where());
+  const auto value_at = [&](const Expression& e, const char* what) {
+    const double v = e(n);
+    if (!std::isfinite(v) || v < 0) {
+      throw input_error(
+          e.cell().where(),
+          fmt::format("{} '{}' is {} at n = {}; expected a value >= 0", what, e.text(), v, n));
+    }
+    return v;
+  };
+
+  // Compute: instructions at their throughput, dependent chains at their latency (the longer of
+  // the two), or the work at the peak rate a process gets on its node.
+  Span compute;
+  std::string compute_bound;
+  if (!c.operations.empty() || !c.chains.empty()) {
+    Span throughput, latency;
+    std::string slowest_op, slowest_chain;
+    double most_op = -1, most_chain = -1;
+    std::vector<std::string> missing;
+    const auto add = [&](const std::map<std::string, Expression>& counts, const char* mode,
+                         Span& sum, std::string& slowest, double& most) {
+      for (const auto& [op, expression] : counts) {
+        const double count = value_at(expression, "the operation count");
+        const auto it = target_.compute.kernels.find(op + "." + mode);
+        if (it == target_.compute.kernels.end()) {
+          missing.push_back(op + "." + mode);
+          continue;
+        }
+        const Span k = span(it->second);
+        const double units = count * share;
+        sum.value += units * k.value;
+        sum.low += units * k.low;
+        sum.high += units * k.high;
+        if (units * k.value > most) {
+          most = units * k.value;
+          slowest = op;
+        }
+      }
+    };
+    add(c.operations, "throughput", throughput, slowest_op, most_op);
+    add(c.chains, "latency", latency, slowest_chain, most_chain);
+    if (!missing.empty()) {
+      throw input_error(target_path_,
+                        fmt::format("compute.kernels.{}: absent; {} needs {}", missing.front(),
+                                    where, fmt::join(missing, ", ")));
+    }
+    const bool chain_bound = latency.value > throughput.value;
+    compute = chain_bound ? latency : throughput;
+    compute_bound = chain_bound ? fmt::format("{} latency (a dependent chain)", slowest_chain)
+                                : fmt::format("{} throughput", slowest_op);
+  } else if (const double work = value_at(c.work, "the work"); work > 0) {
+    const profile::Quantity* core =
+        target_.compute.peak_flops_per_core ? &*target_.compute.peak_flops_per_core : nullptr;
+    const profile::Quantity* node =
+        target_.compute.peak_flops_per_node ? &*target_.compute.peak_flops_per_node : nullptr;
+    if (!core && !node) {
+      throw input_error(target_path_,
+                        "compute.peak_flops_per_core: absent; " + where + " gives work [flop]");
+    }
+    // A process's peak: a core's, or its part of the node's when the node's processes share less.
+    Span rate = core ? span(*core) : Span{};
+    if (node) {
+      const Span part = span(*node);
+      const Span per{part.value / sharers, part.low / sharers, part.high / sharers};
+      if (!core || per.value < rate.value) rate = per;
+    }
+    const double flop = work * share;
+    compute = {flop / rate.value, flop / rate.high, flop / rate.low};
+    compute_bound = "peak rate";
+  }
+
+  // Memory: the traffic at the bandwidth the profile measured for the level the working set falls
+  // in, with as many threads as processes share the node.
+  Span memory;
+  std::string memory_bound;
+  const profile::MemoryLevel* level = nullptr;
+  std::optional<double> working_set;
+  if (c.working_set_bytes) working_set = value_at(*c.working_set_bytes, "the working set");
+  if (c.traffic_bytes || c.random_accesses) {
+    if (target_.memory.empty()) {
+      throw input_error(target_path_, "memory: absent; " + where + " moves data");
+    }
+    level = &level_for(target_, working_set, sharers);
+    cost.level = level->name;
+  }
+  if (c.traffic_bytes) {
+    const double bytes = value_at(*c.traffic_bytes, "the traffic") * share;
+    std::map<int, const profile::Quantity*> by_threads;
+    for (const auto& [key, q] : level->bandwidth) {
+      const auto slash = key.find('/');
+      if (slash != std::string::npos && key.substr(0, slash) == c.access) {
+        by_threads[std::atoi(key.c_str() + slash + 1)] = &q;
+      }
+    }
+    const int wanted = static_cast<int>(sharers);
+    if (by_threads.empty()) {
+      throw input_error(target_path_,
+                        fmt::format("memory.{}.bandwidth.{}/{}: absent; {} moves {} traffic there",
+                                    level->name, c.access, wanted, where, c.access));
+    }
+    // The measurement with the most threads up to the sharers; with fewer threads measured than
+    // share a shared level, the aggregate is taken as no larger.
+    auto it = by_threads.upper_bound(wanted);
+    if (it != by_threads.begin()) --it;
+    const int threads = it->first;
+    const double divide = private_level(*level) ? threads : std::max(threads, wanted);
+    const Span aggregate = span(*it->second);
+    const Span per{aggregate.value / divide, aggregate.low / divide, aggregate.high / divide};
+    memory = {bytes / per.value, bytes / per.high, bytes / per.low};
+    memory_bound = fmt::format("{} bandwidth ({}, {} sharing)", level->name, c.access, wanted);
+    if (threads != wanted) {
+      cost.notes.push_back(fmt::format("{}: {} bandwidth measured with {} thread(s), not {}",
+                                       c.name, level->name, threads, wanted));
+    }
+    if (!working_set) {
+      cost.notes.push_back(
+          fmt::format("{}: no working set given: its traffic comes from {}", c.name, level->name));
+    }
+  }
+
+  // Dependent random accesses: each waits for the previous, at the level's latency.
+  Span random;
+  if (c.random_accesses) {
+    if (!level->latency) {
+      throw input_error(target_path_, fmt::format("memory.{}.latency: absent; {} gives random "
+                                                  "accesses",
+                                                  level->name, where));
+    }
+    const double accesses = value_at(*c.random_accesses, "the random accesses") * share;
+    const Span latency = span(*level->latency);
+    random = {accesses * latency.value, accesses * latency.low, accesses * latency.high};
+  }
+
+  const bool memory_bound_wins = memory.value > compute.value;
+  const Span overlap = memory_bound_wins ? memory : compute;
+  cost.seconds = overlap.value + random.value;
+  cost.range = {std::max(memory.low, compute.low) + random.low,
+                std::max(memory.high, compute.high) + random.high};
+  if (random.value > overlap.value) {
+    cost.bound = fmt::format("{} latency (dependent random accesses)", level->name);
+  } else {
+    cost.bound = memory_bound_wins ? memory_bound : compute_bound;
+  }
+  return cost;
+}
+
+Predictor::Cost Predictor::operation_cost(std::size_t index, double n) const {
   const Operation& o = workload_.operations[index];
   const double count = o.count(n);
   if (!std::isfinite(count) || count < 0) {
     throw input_error(o.count.cell().where(),
                       fmt::format("count '{}' is {} at n = {}", o.count.text(), count, n));
   }
-  if (n < 2) return 0;  // one node: no parallel processes to manage, no message to send
+  Cost cost;
+  if (n < 2 || count == 0) return cost;  // one node: no parallel processes, no message to send
   if (o.kind == "parallelism") {
     const auto& overheads = target_.overheads;
     if (const auto it = overheads.forms.find(o.operation); it != overheads.forms.end()) {
-      return count * it->second(n);
+      cost.seconds = count * it->second(n);
+      cost.range = {cost.seconds, cost.seconds};
+      cost.bound = "form in n";
+      return cost;
     }
     if (const auto it = overheads.operations.find(o.operation); it != overheads.operations.end()) {
-      return count * it->second.value;
+      const Span one = span(it->second);
+      cost.seconds = count * one.value;
+      cost.range = {count * one.low, count * one.high};
+      cost.bound = "measured";
+      return cost;
     }
     throw input_error(target_path_, fmt::format("overheads.operations.{}: absent; row {} needs it",
                                                 o.operation, o.row.where()));
@@ -229,29 +454,83 @@ double Predictor::operation_seconds(std::size_t index, double n) const {
     throw input_error(o.bytes.cell().where(),
                       fmt::format("message length '{}' is {} at n = {}", o.bytes.text(), bytes, n));
   }
-  if (o.operation == "point_to_point") {
-    return count * profile::require_point_to_point(target_, target_path_).seconds(bytes);
+  // Processes on several nodes while the profile measured one node's messages: the inter-node
+  // messages are costed as intra-node ones, and the prediction says so.
+  const double per_node = processes_per_node(n);
+  const double nodes = std::ceil(n / per_node);
+  if (nodes > 1 && target_.machine.nodes && *target_.machine.nodes < 2) {
+    cost.notes.push_back(fmt::format(
+        "{}: {:.0f} processes on {:.0f} nodes, but {} measured one node: messages between nodes "
+        "are costed as within one",
+        o.name, n, nodes, target_.machine.name));
   }
-  return count * collectives_[index]->seconds(n, bytes);
+  if (o.operation == "point_to_point") {
+    const profile::PointToPoint& p2p = profile::require_point_to_point(target_, target_path_);
+    const profile::HockneySegment* segment = &p2p.segments.front();
+    for (const profile::HockneySegment& s : p2p.segments) {
+      if (bytes >= s.from_bytes) segment = &s;
+    }
+    const Span t0 = span(segment->t0), rate = span(segment->r_inf);
+    cost.seconds = count * (t0.value + bytes / rate.value);
+    cost.range = {count * (t0.low + bytes / rate.high), count * (t0.high + bytes / rate.low)};
+    cost.bound = "Hockney fit";
+    return cost;
+  }
+  profile::CollectiveEstimate estimate;
+  try {
+    estimate = collectives_[index]->estimate(n, bytes);
+  } catch (const Error& e) {
+    // The profile's message without its placeholder place: the operation is named here.
+    std::string why = e.what();
+    if (why.rfind(e.where() + ": ", 0) == 0) why = why.substr(e.where().size() + 2);
+    throw input_error(target_path_, fmt::format("collectives.{}: {}; row {} needs it at n = {}",
+                                                o.operation, why, o.row.where(), n));
+  }
+  cost.seconds = count * estimate.seconds;
+  cost.range = estimate.range ? Range{count * estimate.range->low, count * estimate.range->high}
+                              : Range{cost.seconds, cost.seconds};
+  cost.bound = estimate.how;
+  if (estimate.how != "form in n") {
+    cost.notes.push_back(fmt::format("{}: {}", o.name, estimate.how));
+  }
+  return cost;
 }
 
 Point Predictor::at(double n, Scheme scheme) const {
   Point p;
   p.n = n;
+  p.processes_per_node = processes_per_node(n);
+  Range range;
   for (std::size_t i = 0; i < t1_.size(); ++i) {
-    p.compute += component_seconds(i, n, scheme == Scheme::theoretical);
+    if (scheme == Scheme::theoretical && summary_.p1 > 0) {
+      p.compute += component_seconds(i, n, true);
+      continue;
+    }
+    Cost cost = component_cost(i, n);
+    p.compute += cost.seconds;
+    range.low += cost.range.low;
+    range.high += cost.range.high;
+    for (std::string& note : cost.notes) p.notes.push_back(std::move(note));
+    p.costs.push_back(
+        {workload_.components[i].name, cost.seconds, cost.range, cost.bound, cost.level});
   }
   if (scheme == Scheme::full_overhead) {
     p.overheads.reserve(workload_.operations.size());
     for (std::size_t i = 0; i < workload_.operations.size(); ++i) {
       const Operation& o = workload_.operations[i];
-      const double seconds = operation_seconds(i, n);
-      (o.kind == "parallelism" ? p.parallelism : p.communication) += seconds;
-      p.overheads.push_back({o.name, o.operation, seconds});
+      Cost cost = operation_cost(i, n);
+      (o.kind == "parallelism" ? p.parallelism : p.communication) += cost.seconds;
+      range.low += cost.range.low;
+      range.high += cost.range.high;
+      for (std::string& note : cost.notes) p.notes.push_back(std::move(note));
+      p.overheads.push_back({o.name, o.operation, cost.seconds});
     }
   }
   p.total = p.compute + p.parallelism + p.communication;
-  const double t1 = scheme == Scheme::theoretical ? summary_.work_flop / summary_.p1 : summary_.t1;
+  if (scheme != Scheme::theoretical) p.total_range = range;
+  const double t1 = scheme == Scheme::theoretical && summary_.p1 > 0
+                        ? summary_.work_flop / summary_.p1
+                        : summary_.t1;
   p.speedup = t1 / p.total;
   p.efficiency = p.speedup / n;
   p.speed = summary_.work_flop / p.total;
@@ -347,7 +626,8 @@ std::string Predictor::expression() const {
                  : "Hockney(m)";
     } else {
       const profile::Collective& c = *collectives_[i];
-      cost = c.seconds_per_byte
+      cost = c.t0.terms.empty() ? "(measured points, interpolated in m)"
+             : c.seconds_per_byte
                  ? fmt::format("({} + ({}) m) us", c.t0.text(1e6), c.seconds_per_byte->text(1e6))
                  : fmt::format("({}) us", c.t0.text(1e6));
     }

@@ -34,8 +34,8 @@ struct OverheadTerm {
   double seconds = 0;          // count x cost at this n
 };
 
-// A predicted time's range: every measured or fitted profile value it uses taken at the low, then at
-// the high end of its interval (the ends move together: a conservative range, not a confidence
+// A predicted time's range: every measured or fitted profile value it uses taken at the low, then
+// at the high end of its interval (the ends move together: a conservative range, not a confidence
 // interval of the sum).
 struct Range {
   double low = 0;
@@ -120,13 +120,29 @@ class Predictor {
   const profile::Profile& target() const { return target_; }
 
  private:
-  double operation_seconds(std::size_t index, double n) const;
+  struct Cost {
+    double seconds = 0;
+    Range range;
+    std::string bound;
+    std::string level;
+    std::vector<std::string> notes;
+  };
+  Cost operation_cost(std::size_t index, double n) const;
+  double operation_seconds(std::size_t index, double n) const {
+    return operation_cost(index, n).seconds;
+  }
+  // The slowest process's time for component i at n: the given T_1(i) shared out, or the cost of
+  // the resources it names, taken from the target's profile.
+  Cost component_cost(std::size_t i, double n) const;
   double component_seconds(std::size_t i, double n, bool uniform) const;
+  double processes_per_node(double n) const;
 
   Workload workload_;
   profile::Profile target_;
   std::string target_path_;
   std::vector<double> t1_;  // T_1(i) on the target
+  // Components costed from the profile's resources at each n (no given time or rate).
+  std::vector<bool> from_resources_;
   // What each operation is costed with, looked up once: a collective, or nullptr for
   // point-to-point and parallelism operations.
   std::vector<const profile::Collective*> collectives_;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <cmath>
 
 #include "core/error.hpp"
@@ -19,16 +21,28 @@ nlohmann::json point_json(const Point& p) {
   for (const OverheadTerm& o : p.overheads) {
     overheads.push_back({{"name", o.name}, {"operation", o.operation}, {"seconds", o.seconds}});
   }
-  return {{"n", p.n},
-          {"seconds", p.total},
-          {"compute_seconds", p.compute},
-          {"communication_seconds", p.communication},
-          {"parallelism_seconds", p.parallelism},
-          {"speedup", p.speedup},
-          {"efficiency", p.efficiency},
-          {"flops_per_second", p.speed},
-          {"utilization", p.utilization},
-          {"overheads", overheads}};
+  nlohmann::json costs = nlohmann::json::array();
+  for (const ComponentCost& c : p.costs) {
+    nlohmann::json cost = {{"name", c.name}, {"seconds", c.seconds}, {"bound", c.bound}};
+    if (c.range) cost["range_seconds"] = {c.range->low, c.range->high};
+    if (!c.level.empty()) cost["level"] = c.level;
+    costs.push_back(cost);
+  }
+  nlohmann::json out = {{"n", p.n},
+                        {"processes_per_node", p.processes_per_node},
+                        {"seconds", p.total},
+                        {"compute_seconds", p.compute},
+                        {"communication_seconds", p.communication},
+                        {"parallelism_seconds", p.parallelism},
+                        {"speedup", p.speedup},
+                        {"efficiency", p.efficiency},
+                        {"flops_per_second", p.speed},
+                        {"utilization", p.utilization},
+                        {"overheads", overheads},
+                        {"components", costs},
+                        {"notes", p.notes}};
+  if (p.total_range) out["range_seconds"] = {p.total_range->low, p.total_range->high};
+  return out;
 }
 
 }  // namespace
@@ -107,17 +121,21 @@ std::string format_prediction(const Predictor& predictor, const std::vector<doub
   out +=
       "\nFull-overhead prediction (Xu and Hwang (1995), Table 10), with the other schemes' "
       "speedup\n";
-  out += fmt::format("  {:>9} {:>11} {:>11} {:>11} {:>9} {:>7} {:>13} {:>7} {:>11} {:>11}\n", "n",
-                     "T_n", "compute", "overhead", "S_n", "E_n", "P_n", "U_n", "S_n 0-ovh",
-                     "S_n theory");
+  out += fmt::format("  {:>9} {:>11} {:>23} {:>11} {:>11} {:>9} {:>7} {:>13} {:>7} {:>11} {:>11}\n",
+                     "n", "T_n", "range", "compute", "overhead", "S_n", "E_n", "P_n", "U_n",
+                     "S_n 0-ovh", "S_n theory");
   for (double n : nodes) {
     const Point full = predictor.at(n, Scheme::full_overhead);
     const Point zero = predictor.at(n, Scheme::zero_overhead);
     const Point theory = predictor.at(n, Scheme::theoretical);
+    const std::string range = full.total_range
+                                  ? fmt::format("[{} .. {}]", format_seconds(full.total_range->low),
+                                                format_seconds(full.total_range->high))
+                                  : "";
     out += fmt::format(
-        "  {:>9.0f} {:>11} {:>11} {:>11} {:>9.3g} {:>6.1f}% {:>13} {:>6.1f}% {:>11.3g} "
+        "  {:>9.0f} {:>11} {:>23} {:>11} {:>11} {:>9.3g} {:>6.1f}% {:>13} {:>6.1f}% {:>11.3g} "
         "{:>11.3g}\n",
-        n, format_seconds(full.total), format_seconds(full.compute),
+        n, format_seconds(full.total), range, format_seconds(full.compute),
         format_seconds(full.communication + full.parallelism), full.speedup, 100 * full.efficiency,
         flops(full.speed) + "/s", 100 * full.utilization, zero.speedup, theory.speedup);
   }
@@ -129,6 +147,25 @@ std::string format_prediction(const Predictor& predictor, const std::vector<doub
       out += fmt::format("  {:<16} {:<16} {:>11}  {:>5.1f}% of T_n\n", o.name, o.operation,
                          format_seconds(o.seconds), 100 * o.seconds / last.total);
     }
+  }
+  if (!last.costs.empty()) {
+    out += fmt::format("\nComponents at n = {:.0f} ({:.0f} processes per node): what bounds each\n",
+                       largest, last.processes_per_node);
+    for (const ComponentCost& c : last.costs) {
+      out += fmt::format("  {:<16} {:>11}  {:<6} {}\n", c.name, format_seconds(c.seconds), c.level,
+                         c.bound);
+    }
+  }
+  std::vector<std::string> notes;
+  for (double n : nodes) {
+    for (const std::string& note : predictor.at(n, Scheme::full_overhead).notes) {
+      const std::string line = fmt::format("n = {:.0f}: {}", n, note);
+      if (std::find(notes.begin(), notes.end(), line) == notes.end()) notes.push_back(line);
+    }
+  }
+  if (!notes.empty()) {
+    out += "\nNotes\n";
+    for (const std::string& note : notes) out += "  " + note + "\n";
   }
   bool loops = false;
   for (const Component& c : predictor.workload().components) loops = loops || c.loop;

@@ -41,6 +41,13 @@ const std::vector<std::string>& parallelism_operations() {
 
 namespace {
 
+const std::map<std::string, double>& byte_units() {
+  static const std::map<std::string, double> table = {
+      {"B", 1},    {"kB", 1e3},      {"KB", 1e3}, {"KiB", 1024},
+      {"MB", 1e6}, {"MiB", 1048576}, {"GB", 1e9}, {"GiB", 1073741824}};
+  return table;
+}
+
 // The columns a spreadsheet may have, and the units each quantity column takes.
 const std::map<std::string, std::map<std::string, double>>& units() {
   static const std::map<std::string, std::map<std::string, double>> table = {
@@ -48,21 +55,15 @@ const std::map<std::string, std::map<std::string, double>>& units() {
       {"time", {{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"min", 60}}},
       {"rate",
        {{"flop/s", 1}, {"kflop/s", 1e3}, {"Mflop/s", 1e6}, {"Gflop/s", 1e9}, {"Tflop/s", 1e12}}},
-      {"bytes",
-       {{"B", 1},
-        {"kB", 1e3},
-        {"KB", 1e3},
-        {"KiB", 1024},
-        {"MB", 1e6},
-        {"MiB", 1048576},
-        {"GB", 1e9},
-        {"GiB", 1073741824}}}};
+      {"bytes", byte_units()},
+      {"traffic", byte_units()},
+      {"working set", byte_units()}};
   return table;
 }
 
-const std::vector<std::string> kPlainColumns = {"kind", "name",         "value",         "machine",
-                                                "dop",  "operation",    "count",         "after",
-                                                "loop", "distribution", "iteration cost"};
+const std::vector<std::string> kPlainColumns = {
+    "kind",  "name", "value",        "machine",        "dop",    "operation",      "count",
+    "after", "loop", "distribution", "iteration cost", "access", "random accesses"};
 
 struct Column {
   std::string name;  // "time", or "ops.add" for an operation count
@@ -106,15 +107,17 @@ Column parse_header(const std::string& raw, const std::string& where) {
     throw input_error(where, fmt::format("column '{}' needs its unit, e.g. '{} [{}]'", name, name,
                                          units().at(name).begin()->first));
   }
-  // ops.<kernel>: a kernel of the profile's library, "add", "divide", "fma_chain".
-  const bool operation_count = name.size() > 4 && name.rfind("ops.", 0) == 0 &&
-                               std::all_of(name.begin() + 4, name.end(), [](unsigned char c) {
-                                 return std::isalnum(c) || c == '_' || c == '-';
-                               });
+  // ops.<kernel> and chain.<kernel>: a kernel of the profile's library, "add", "divide".
+  const auto kernel_column = [&](const std::string& prefix) {
+    return name.size() > prefix.size() && name.rfind(prefix, 0) == 0 &&
+           std::all_of(name.begin() + static_cast<std::ptrdiff_t>(prefix.size()), name.end(),
+                       [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '-'; });
+  };
+  const bool operation_count = kernel_column("ops.") || kernel_column("chain.");
   if (!quantity && !operation_count &&
       std::find(kPlainColumns.begin(), kPlainColumns.end(), name) == kPlainColumns.end()) {
     throw input_error(where, fmt::format("unknown column {}; expected {}, work, time, rate, bytes, "
-                                         "ops.<kernel>",
+                                         "traffic, working set, ops.<kernel>, chain.<kernel>",
                                          shown(header), fmt::join(kPlainColumns, ", ")));
   }
   return column;
@@ -235,6 +238,16 @@ class RowReader {
     return value;
   }
 
+  // An expression's value at n, which must be finite and not negative.
+  double non_negative(const Expression& e, double n) const {
+    const double value = e(n);
+    if (!std::isfinite(value) || value < 0) {
+      throw input_error(e.cell().where(), fmt::format("'{}' is {} at n = {}; expected a value >= 0",
+                                                      e.text(), value, n));
+    }
+    return value;
+  }
+
   const std::vector<Column>& columns() const { return columns_; }
 
  private:
@@ -306,12 +319,33 @@ Workload parse_workload(const std::string& text, const std::string& file,
       continue;  // a blank row
     }
     if (kind != "parameter" && kind != "component" && kind != "communication" &&
-        kind != "parallelism") {
+        kind != "parallelism" && kind != "placement") {
       throw input_error(reader.cell("kind").where(),
                         "unknown kind " + shown(kind) +
-                            "; expected parameter, component, communication or parallelism");
+                            "; expected parameter, component, communication, parallelism or "
+                            "placement");
     }
     const std::string name = reader.required_text("name", kind);
+    if (kind == "placement") {
+      if (name != "processes per node") {
+        throw input_error(reader.cell("name").where(),
+                          "unknown placement " + shown(name) + "; expected 'processes per node'");
+      }
+      if (w.processes_per_node) {
+        throw input_error(reader.cell("name").where(), "the placement appears twice");
+      }
+      w.processes_per_node = reader.expression("value", kind, true);
+      for (double n : {1.0, 2.0, 1024.0}) {
+        const double value = (*w.processes_per_node)(n);
+        if (!std::isfinite(value) || value < 1) {
+          throw input_error(reader.cell("value").where(),
+                            fmt::format("processes per node '{}' is {} at n = {}; expected at "
+                                        "least 1",
+                                        w.processes_per_node->text(), value, n));
+        }
+      }
+      continue;
+    }
     if (kind == "parameter") {
       const auto given = overrides.find(name);
       const double value =
@@ -333,7 +367,8 @@ Workload parse_workload(const std::string& text, const std::string& file,
       Component c;
       c.name = name;
       c.row = reader.row_cell();
-      c.work_flop = reader.constant("work", kind);
+      c.work = reader.expression("work", kind, true, "0");
+      c.work_flop = reader.non_negative(c.work, 1);
       if (reader.has("time") && reader.has("rate")) {
         throw input_error(reader.cell("rate").where(), "give the time or the rate, not both");
       }
@@ -390,14 +425,53 @@ Workload parse_workload(const std::string& text, const std::string& file,
       }
       for (const Column& column : columns) {
         if (column.name.rfind("ops.", 0) == 0 && reader.has(column.name)) {
-          c.operations[column.name.substr(4)] = reader.constant(column.name, kind);
+          c.operations[column.name.substr(4)] = reader.expression(column.name, kind, true);
+          reader.non_negative(c.operations[column.name.substr(4)], 1);
+        }
+        if (column.name.rfind("chain.", 0) == 0 && reader.has(column.name)) {
+          c.chains[column.name.substr(6)] = reader.expression(column.name, kind, true);
+          reader.non_negative(c.chains[column.name.substr(6)], 1);
         }
       }
-      if (!c.time_seconds && !c.rate_flop_per_second && c.operations.empty()) {
-        throw input_error(
-            reader.row_cell().where(),
-            "component '" + name +
-                "' needs a time [s], a rate [flop/s] or operation counts (ops.<kernel>)");
+      // The resources it uses, costed from the target's profile at each n.
+      if (reader.has("traffic")) c.traffic_bytes = reader.expression("traffic", kind, true);
+      if (reader.has("working set")) {
+        c.working_set_bytes = reader.expression("working set", kind, true);
+      }
+      if (reader.has("random accesses")) {
+        c.random_accesses = reader.expression("random accesses", kind, true);
+      }
+      if (reader.has("access")) {
+        c.access = reader.text("access");
+        if (c.access != "read" && c.access != "write" && c.access != "copy" &&
+            c.access != "triad") {
+          throw input_error(reader.cell("access").where(),
+                            "unknown access " + shown(c.access) +
+                                "; expected read, write, copy or triad (the bandwidth kernels)");
+        }
+        if (!c.traffic_bytes) {
+          throw input_error(reader.cell("access").where(),
+                            "an access kind needs the traffic it describes (a 'traffic' value)");
+        }
+      }
+      const bool resources = c.traffic_bytes || c.random_accesses || !c.chains.empty();
+      if (resources && (c.time_seconds || c.rate_flop_per_second)) {
+        throw input_error(reader.cell(c.time_seconds ? "time" : "rate").where(),
+                          "a component is costed from its measured time or rate, or from the "
+                          "resources it uses (traffic, random accesses, chain.<kernel>), not both");
+      }
+      if (c.working_set_bytes && !c.traffic_bytes && !c.random_accesses) {
+        throw input_error(reader.cell("working set").where(),
+                          "a working set places traffic or random accesses in a memory level; "
+                          "this component gives neither");
+      }
+      if (!c.time_seconds && !c.rate_flop_per_second && c.operations.empty() && !resources &&
+          !(c.work_flop > 0)) {
+        throw input_error(reader.row_cell().where(),
+                          "component '" + name +
+                              "' needs a time [s], a rate [flop/s], work [flop] (at the peak "
+                              "rate), operation counts (ops.<kernel>, chain.<kernel>), traffic "
+                              "[B] or random accesses");
       }
       w.components.push_back(std::move(c));
       continue;
@@ -425,7 +499,8 @@ Workload parse_workload(const std::string& text, const std::string& file,
   if (w.components.empty()) throw input_error(file, "no component rows");
   for (const auto& [name, value] : overrides) {
     if (!w.parameters.count(name)) {
-      throw input_error(file, fmt::format("no parameter named {} to set to {}", shown(name), value));
+      throw input_error(file,
+                        fmt::format("no parameter named {} to set to {}", shown(name), value));
     }
   }
   for (const Operation& o : w.operations) {

@@ -62,7 +62,10 @@ enum class IterationCost { uniform, increasing, decreasing };
 struct Component {
   std::string name;
   Cell row;
-  double work_flop = 0;                        // W_i
+  // W_i: an expression in n where the problem grows with n (sizes per process); work_flop is its
+  // value at n = 1, which the summary's metrics use.
+  Expression work;
+  double work_flop = 0;
   std::optional<double> time_seconds;          // T_1(i) on `machine`
   std::optional<double> rate_flop_per_second;  // or the sustained rate on `machine`
   std::string machine;                         // the profile the time was measured on
@@ -75,7 +78,18 @@ struct Component {
   IterationCost iteration_cost = IterationCost::uniform;
   // Fahringer and Pozgaj 2000: operation counts ("add", "multiply", ...), costed with the target's
   // kernel library.
-  std::map<std::string, double> operations;  // per run, >= 0, constant in n
+  std::map<std::string, Expression> operations;  // per run, >= 0, expressions in n
+  // Operations that form a dependent chain (a recurrence, an in-order reduction): costed at the
+  // kernel's latency, not its throughput.
+  std::map<std::string, Expression> chains;
+  // What it moves and where it lives, costed from the target's memory levels at each n: bytes its
+  // loads and stores name (STREAM's count, all processes), which bandwidth kernel they resemble,
+  // the bytes one process touches repeatedly (the level it falls in), and dependent random
+  // accesses (costed at that level's latency).
+  std::optional<Expression> traffic_bytes;
+  std::string access = "triad";
+  std::optional<Expression> working_set_bytes;
+  std::optional<Expression> random_accesses;
 };
 
 struct Operation {
@@ -93,6 +107,9 @@ struct Workload {
   std::map<std::string, double> parameters;
   std::vector<Component> components;
   std::vector<Operation> operations;
+  // How many processes share a node, an expression in n; absent: nodes are filled (the profile's
+  // cores per node).
+  std::optional<Expression> processes_per_node;
   std::shared_ptr<double> n;  // the variable every expression reads
 };
 

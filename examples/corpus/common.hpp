@@ -90,8 +90,9 @@ inline long parse_whole(const char* program, const std::string& option, const ch
   char* end = nullptr;
   const long value = std::strtol(text, &end, 10);
   if (text[0] == '\0' || *end != '\0' || errno == ERANGE) {
-    usage_error(program, option + ": '" + text + "' is not a whole number; expected an integer >= " +
-                             std::to_string(minimum));
+    usage_error(program,
+                option + ": '" + text +
+                    "' is not a whole number; expected an integer >= " + std::to_string(minimum));
   }
   if (value < minimum) {
     usage_error(program, option + ": " + std::to_string(value) + " is too small; expected an " +
@@ -102,7 +103,8 @@ inline long parse_whole(const char* program, const std::string& option, const ch
 
 // Reads `--NAME value` for each parameter, `--repetitions R` and `--verify`; anything else is an
 // error naming the option.
-inline Options parse(int argc, char** argv, const char* program, std::vector<Parameter> parameters) {
+inline Options parse(int argc, char** argv, const char* program,
+                     std::vector<Parameter> parameters) {
   Options o;
   o.parameters = std::move(parameters);
   for (int i = 1; i < argc; ++i) {
@@ -137,8 +139,8 @@ inline Options parse(int argc, char** argv, const char* program, std::vector<Par
     if (target == nullptr) {
       std::string known;
       for (const Parameter& p : o.parameters) known += " --" + p.name;
-      usage_error(program, "unknown option '" + arg + "'; expected" + known +
-                               " --repetitions --verify");
+      usage_error(program,
+                  "unknown option '" + arg + "'; expected" + known + " --repetitions --verify");
     }
     if (i + 1 >= argc) {
       usage_error(program, arg + ": no value; expected an integer >= " + std::to_string(minimum));

@@ -71,9 +71,9 @@ double allreduce_sum(double value) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  const corpus::Options o = corpus::parse(
-      argc, argv, "cg", {{"N", 1024, 2, "grid points per side (N^2 unknowns)"},
-                         {"K", 50, 1, "CG iterations per repetition"}});
+  const corpus::Options o = corpus::parse(argc, argv, "cg",
+                                          {{"N", 1024, 2, "grid points per side (N^2 unknowns)"},
+                                           {"K", 50, 1, "CG iterations per repetition"}});
   const long N = o["N"], K = o["K"];
   const int me = corpus::rank(), P = corpus::ranks();
   if (N < P) {
@@ -152,12 +152,13 @@ int main(int argc, char** argv) {
   program.verify = [&]() -> std::string {
     std::vector<int> counts(P), displs(P);
     for (int i = 0; i < P; ++i) {
-      counts[i] = static_cast<int>((corpus::block_begin(N, P, i + 1) - corpus::block_begin(N, P, i)) * N);
+      counts[i] =
+          static_cast<int>((corpus::block_begin(N, P, i + 1) - corpus::block_begin(N, P, i)) * N);
       displs[i] = static_cast<int>(corpus::block_begin(N, P, i) * N);
     }
     std::vector<double> all(me == 0 ? N * N : 0);
-    MPI_Gatherv(x.data(), static_cast<int>(m), MPI_DOUBLE, all.data(), counts.data(),
-                displs.data(), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Gatherv(x.data(), static_cast<int>(m), MPI_DOUBLE, all.data(), counts.data(), displs.data(),
+                MPI_DOUBLE, 0, MPI_COMM_WORLD);
     if (me != 0) return "";
     const long M = N * N;
     // A v without a matrix: the 5-point stencil with zero outside the grid.

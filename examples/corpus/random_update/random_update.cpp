@@ -5,7 +5,8 @@
 // The next index is a function of the word just read, so each access waits for the one before
 // (unlike GUPS, whose indices come from an independent generator). No communication inside the
 // timed region. Predicted by random_update.csv.
-//   mpirun -np 2 sonde-example-random_update [--T 8388608] [--K 2000000] [--repetitions 5] [--verify]
+//   mpirun -np 2 sonde-example-random_update [--T 8388608] [--K 2000000] [--repetitions 5]
+//   [--verify]
 // --verify: the table's sum must have grown by exactly 0 + 1 + ... + (K-1) (mod 2^64), and the
 // table must equal a replay of the updates with a std::map of the changed words.
 #include "../common.hpp"
@@ -42,10 +43,10 @@ __attribute__((noinline)) std::uint64_t updates(std::uint64_t* __restrict table,
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  const corpus::Options o = corpus::parse(
-      argc, argv, "random_update",
-      {{"T", 8388608, 2, "64-bit words in each process's table, a power of two"},
-       {"K", 2000000, 1, "dependent updates per repetition"}});
+  const corpus::Options o =
+      corpus::parse(argc, argv, "random_update",
+                    {{"T", 8388608, 2, "64-bit words in each process's table, a power of two"},
+                     {"K", 2000000, 1, "dependent updates per repetition"}});
   const long T = o["T"], K = o["K"];
   if ((T & (T - 1)) != 0) {
     corpus::usage_error("random_update", "--T: " + std::to_string(T) + " is not a power of two");

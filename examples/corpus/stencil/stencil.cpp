@@ -1,5 +1,5 @@
-// Validation corpus: stencil, bandwidth-bound with nearest-neighbour communication. Jacobi sweeps of
-// the 2-D 5-point stencil on an N x N grid of doubles, u'[i][j] = 0.25 (u[i-1][j] + u[i+1][j] +
+// Validation corpus: stencil, bandwidth-bound with nearest-neighbour communication. Jacobi sweeps
+// of the 2-D 5-point stencil on an N x N grid of doubles, u'[i][j] = 0.25 (u[i-1][j] + u[i+1][j] +
 // u[i][j-1] + u[i][j+1]) at the (N-2)^2 interior points (the border is held fixed). The rows are
 // dealt in blocks over the ranks (the first N mod p ranks one more); every step each rank swaps
 // its first and last row (N doubles) with the neighbour above and below by two MPI_Sendrecv
@@ -81,7 +81,8 @@ int main(int argc, char** argv) {
     // Gather the result on rank 0, in global row order.
     std::vector<int> counts(p), displs(p);
     for (int r = 0; r < p; ++r) {
-      counts[r] = static_cast<int>((corpus::block_begin(N, p, r + 1) - corpus::block_begin(N, p, r)) * N);
+      counts[r] =
+          static_cast<int>((corpus::block_begin(N, p, r + 1) - corpus::block_begin(N, p, r)) * N);
       displs[r] = static_cast<int>(corpus::block_begin(N, p, r) * N);
     }
     std::vector<double> all(me == 0 ? N * N : 0);
@@ -96,9 +97,8 @@ int main(int argc, char** argv) {
     for (long k = 0; k < K; ++k) {
       for (long r = 1; r + 1 < N; ++r)
         for (long c = 1; c + 1 < N; ++c)
-          b[r * N + c] = (a[(r - 1) * N + c] + a[(r + 1) * N + c] + a[r * N + c - 1] +
-                          a[r * N + c + 1]) /
-                         4.0;
+          b[r * N + c] =
+              (a[(r - 1) * N + c] + a[(r + 1) * N + c] + a[r * N + c - 1] + a[r * N + c + 1]) / 4.0;
       std::swap(a, b);
     }
     for (long i = 0; i < N * N; ++i) {

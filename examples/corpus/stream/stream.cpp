@@ -26,10 +26,9 @@ long c_value(long global) { return (global * 7 + 3) % 1000; }
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  const corpus::Options o =
-      corpus::parse(argc, argv, "stream",
-                    {{"N", 8388608, 1, "doubles per array per process"},
-                     {"K", 40, 1, "triad sweeps per repetition"}});
+  const corpus::Options o = corpus::parse(argc, argv, "stream",
+                                          {{"N", 8388608, 1, "doubles per array per process"},
+                                           {"K", 40, 1, "triad sweeps per repetition"}});
   const long N = o["N"], K = o["K"];
   const int me = corpus::rank();
   const double s = 3.0;

@@ -71,10 +71,10 @@ complex initial(long row, long column) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  const corpus::Options o = corpus::parse(
-      argc, argv, "transpose",
-      {{"N", 1024, 2, "matrix side, a power of two divisible by the ranks"},
-       {"K", 20, 1, "2-D FFT passes per repetition"}});
+  const corpus::Options o =
+      corpus::parse(argc, argv, "transpose",
+                    {{"N", 1024, 2, "matrix side, a power of two divisible by the ranks"},
+                     {"K", 20, 1, "2-D FFT passes per repetition"}});
   const long N = o["N"], K = o["K"];
   const int me = corpus::rank(), P = corpus::ranks();
   if ((N & (N - 1)) != 0) {
@@ -85,7 +85,8 @@ int main(int argc, char** argv) {
                                          std::to_string(P) + " ranks");
   }
   if (N > 16384) {
-    corpus::usage_error("transpose", "--N: " + std::to_string(N) + " is too large; expected at most 16384");
+    corpus::usage_error("transpose",
+                        "--N: " + std::to_string(N) + " is too large; expected at most 16384");
   }
   const long b = N / P;  // rows per rank, and the side of each exchanged block
   const std::vector<std::uint32_t> rev = bit_reversal(N);
@@ -170,8 +171,8 @@ int main(int argc, char** argv) {
       error = std::max(error, std::abs(all[i] - x[i]));
     }
     if (!(error <= 1e-9 * size)) {
-      return "the FFT differs from the naive DFT by " + std::to_string(error) +
-             " (largest value " + std::to_string(size) + ")";
+      return "the FFT differs from the naive DFT by " + std::to_string(error) + " (largest value " +
+             std::to_string(size) + ")";
     }
     return "";
   };

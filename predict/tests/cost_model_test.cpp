@@ -1,0 +1,222 @@
+// The resource model of a component (predict/predictor.cpp, component_cost) and of communication,
+// on a small made-up profile whose every figure is round, so that each expected time below is
+// worked out by hand in its comment.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "core/error.hpp"
+#include "predict/predictor.hpp"
+#include "predict/workload.hpp"
+
+namespace sonde::predict {
+namespace {
+
+profile::Quantity q(double value, const char* unit, double low, double high) {
+  profile::Quantity out;
+  out.value = value;
+  out.unit = unit;
+  out.interval = profile::Interval{low, high, 1};
+  return out;
+}
+
+profile::Quantity q(double value, const char* unit) { return q(value, unit, value, value); }
+
+// One node of 2 cores: a core's peak 10 Gflop/s [9 .. 11], the node's 16; L1d 32 KiB, L2 1 MiB
+// (private), L3 8 MiB (shared), DRAM; triad bandwidth L2 100 GB/s [90 .. 110] with one thread and
+// 200 with two, DRAM 20 GB/s with one and 30 [27 .. 33] with two; latency L2 4 ns, DRAM 100 ns.
+profile::Profile made_up_node() {
+  profile::Profile p;
+  p.machine.name = "made-up";
+  p.machine.nodes = 1;
+  p.machine.cores_per_node = 2;
+  p.compute.peak_flops_per_core = q(10e9, "flop/s", 9e9, 11e9);
+  p.compute.peak_flops_per_node = q(16e9, "flop/s");
+  p.compute.kernels["fma.throughput"] = q(0.5e-9, "s");
+  p.compute.kernels["fma.latency"] = q(2e-9, "s", 1.9e-9, 2.1e-9);
+  p.compute.kernels["add.latency"] = q(1e-9, "s");
+  profile::MemoryLevel l1, l2, l3, dram;
+  l1.name = "L1d";
+  l1.capacity_bytes = 32768;
+  l1.bandwidth["triad/1"] = q(400e9, "B/s");
+  l2.name = "L2";
+  l2.capacity_bytes = 1048576;
+  l2.latency = q(4e-9, "s");
+  l2.bandwidth["triad/1"] = q(100e9, "B/s", 90e9, 110e9);
+  l2.bandwidth["triad/2"] = q(200e9, "B/s");
+  l3.name = "L3";
+  l3.capacity_bytes = 8388608;
+  l3.bandwidth["triad/1"] = q(50e9, "B/s");
+  dram.name = "DRAM";
+  dram.latency = q(100e-9, "s");
+  dram.bandwidth["triad/1"] = q(20e9, "B/s");
+  dram.bandwidth["triad/2"] = q(30e9, "B/s", 27e9, 33e9);
+  p.memory = {l1, l2, l3, dram};
+  // Ping-pong: t = 1 us [0.9 .. 1.1] + m / 1 GB/s [0.8 .. 1.25].
+  profile::PointToPoint p2p;
+  profile::HockneySegment segment;
+  segment.to_bytes = INFINITY;
+  segment.t0 = q(1e-6, "s", 0.9e-6, 1.1e-6);
+  segment.r_inf = q(1e9, "B/s", 0.8e9, 1.25e9);
+  p2p.segments = {segment};
+  p.point_to_point = p2p;
+  // A shift (MPI_Sendrecv around a ring) measured at n = 2 only: 2 us at 1000 B, 6 us at 17000 B.
+  profile::Collective shift;
+  shift.ranks = {2};
+  shift.measurements.push_back({2, 1000, q(2e-6, "s", 1.8e-6, 2.2e-6)});
+  shift.measurements.push_back({2, 17000, q(6e-6, "s", 5.8e-6, 6.2e-6)});
+  p.collectives["shift"] = shift;
+  return p;
+}
+
+Predictor predictor(const std::string& csv) {
+  return Predictor(parse_workload(csv, "model.csv"), made_up_node(), "made-up.yaml");
+}
+
+// A triad a = b + s c over N points, K sweeps, `dop` processes each holding N / dop of them.
+std::string triad(const std::string& n_points, const std::string& sweeps, const std::string& dop) {
+  const std::string per_process = dop == "1" ? "24*N" : "24*N/n";
+  return "kind,name,value,work [flop],traffic [B],access,working set [B],dop\n"
+         "parameter,N," +
+         n_points +
+         ",,,,,\n"
+         "parameter,K," +
+         sweeps +
+         ",,,,,\n"
+         "component,triad,,2*N*K,24*N*K,triad," +
+         per_process + "," + dop + "\n";
+}
+
+TEST(CostModel, ATriadInL2IsBoundByL2Bandwidth) {
+  // N = 10^4 doubles, 1000 sweeps on one process: a working set of 240 kB, in L2 (not the 32 KiB
+  // L1d). Traffic 24 N K = 2.4e8 B at 100 GB/s = 2.4 ms; work 2e7 flop at 10 Gflop/s = 2 ms.
+  // The roofline takes the larger: 2.4 ms, [2.4e8 / 110e9 = 2.18 .. 2.4e8 / 90e9 = 2.67] ms.
+  const Point p = predictor(triad("1e4", "1000", "1")).at(1, Scheme::full_overhead);
+  ASSERT_EQ(p.costs.size(), 1u);
+  EXPECT_NEAR(p.total, 2.4e-3, 1e-12);
+  EXPECT_EQ(p.costs[0].level, "L2");
+  EXPECT_EQ(p.costs[0].bound, "L2 bandwidth (triad, 1 sharing)");
+  ASSERT_TRUE(p.total_range);
+  EXPECT_NEAR(p.total_range->low, 2.4e8 / 110e9, 1e-12);
+  EXPECT_NEAR(p.total_range->high, 2.4e8 / 90e9, 1e-12);
+}
+
+TEST(CostModel, ATriadInMemoryIsBoundByMemoryBandwidth) {
+  // N = 10^6: 24 MB, more than L3's 8 MiB: DRAM. 2.4e8 B at 20 GB/s = 12 ms; work 2 ms.
+  const Point p = predictor(triad("1e6", "10", "1")).at(1, Scheme::full_overhead);
+  EXPECT_NEAR(p.total, 12e-3, 1e-12);
+  EXPECT_EQ(p.costs[0].level, "DRAM");
+  EXPECT_EQ(p.costs[0].bound, "DRAM bandwidth (triad, 1 sharing)");
+}
+
+TEST(CostModel, TwoProcessesShareTheNodesMemoryBandwidth) {
+  // N = 2e6 points over n processes, 10 sweeps: 4.8e8 B in all. One process: 4.8e8 / 20e9 = 24
+  // ms. Two on the node: each moves 2.4e8 B at its half of the two-thread 30 GB/s: 16 ms, a
+  // speedup of 1.5, not 2.
+  const Predictor shared = predictor(triad("2e6", "10", "n"));
+  EXPECT_NEAR(shared.at(1, Scheme::full_overhead).total, 24e-3, 1e-12);
+  const Point two = shared.at(2, Scheme::full_overhead);
+  EXPECT_DOUBLE_EQ(two.processes_per_node, 2);
+  EXPECT_NEAR(two.total, 16e-3, 1e-12);
+  EXPECT_EQ(two.costs[0].bound, "DRAM bandwidth (triad, 2 sharing)");
+  EXPECT_NEAR(two.total_range->low, 2.4e8 / 16.5e9, 1e-12);
+  // Placed one per node, each has a node's one-thread bandwidth: 2.4e8 / 20e9 = 12 ms.
+  const Predictor spread =
+      predictor(triad("2e6", "10", "n") + "placement,processes per node,1,,,,,\n");
+  const Point apart = spread.at(2, Scheme::full_overhead);
+  EXPECT_DOUBLE_EQ(apart.processes_per_node, 1);
+  EXPECT_NEAR(apart.total, 12e-3, 1e-12);
+}
+
+TEST(CostModel, APrivateCacheScalesWithTheProcesses) {
+  // N = 2e4 over 2 processes: 240 kB each, in each core's L2; 200 GB/s for two threads is 100
+  // each. Traffic 24 N K = 4.8e8 B for K = 1000, 2.4e8 each: 2.4 ms; work 2e7 each at the node's
+  // 16 Gflop/s shared by two (8 each, under a core's 10): 2.5 ms. Compute bounds it.
+  const Point p = predictor(triad("2e4", "1000", "n")).at(2, Scheme::full_overhead);
+  EXPECT_NEAR(p.total, 2.5e-3, 1e-12);
+  EXPECT_EQ(p.costs[0].bound, "peak rate");
+  EXPECT_EQ(p.costs[0].level, "L2");
+}
+
+TEST(CostModel, DependentChainsAreCostedAtLatency) {
+  // 10^6 fma at 0.5 ns throughput = 0.5 ms; a chain of 10^6 adds at 1 ns latency = 1 ms: the
+  // chain bounds it.
+  const Point p = predictor(
+                      "kind,name,work [flop],ops.fma,chain.add,dop\n"
+                      "component,recurrence,3e6,1e6,1e6,1\n")
+                      .at(1, Scheme::full_overhead);
+  EXPECT_NEAR(p.total, 1e-3, 1e-12);
+  EXPECT_EQ(p.costs[0].bound, "add latency (a dependent chain)");
+}
+
+TEST(CostModel, RandomAccessesWaitForTheirLevelsLatency) {
+  // 10^5 dependent accesses into 1 GB: DRAM's 100 ns each = 10 ms; into 512 kB: L2's 4 ns, 0.4 ms.
+  const std::string header = "kind,name,random accesses,working set [B],dop\n";
+  EXPECT_NEAR(predictor(header + "component,chase,1e5,1e9,1\n").at(1, Scheme::full_overhead).total,
+              10e-3, 1e-12);
+  const Point l2 = predictor(header + "component,chase,1e5,5e5,1\n").at(1, Scheme::full_overhead);
+  EXPECT_NEAR(l2.total, 0.4e-3, 1e-12);
+  EXPECT_EQ(l2.costs[0].bound, "L2 latency (dependent random accesses)");
+}
+
+TEST(CostModel, AKernelTheProfileLacksIsNamed) {
+  try {
+    predictor("kind,name,chain.log,dop\ncomponent,logs,10,1\n");
+    FAIL() << "a missing kernel was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("made-up.yaml: compute.kernels.log.latency: absent"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(CostModel, TheHaloExchangeIsTwoShiftsPerStep) {
+  // 100 steps, each exchanging 9000 B with both neighbours by MPI_Sendrecv: 200 shifts. At n = 2
+  // the profile measured 2 us at 1000 B and 6 us at 17000 B: 4 us at 9000 B, 0.8 ms in all
+  // [200 x 4 [3.8 .. 4.2] us]. One process does not communicate.
+  const Predictor halo = predictor(
+      "kind,name,value,work [flop],dop,operation,bytes [B],count,after\n"
+      "parameter,K,100,,,,,,\n"
+      "component,sweep,,1e6,n,,,,\n"
+      "communication,halo,,,,shift,9000,2*K*(n>1),sweep\n");
+  const Point two = halo.at(2, Scheme::full_overhead);
+  EXPECT_NEAR(two.communication, 800e-6, 1e-12);
+  // Compute: 1e6 flop over 2 processes at 8 Gflop/s each = 62.5 us [from the node peak: no
+  // interval]; the range adds the shift's measured ends.
+  EXPECT_NEAR(two.compute, 62.5e-6, 1e-12);
+  EXPECT_NEAR(two.total_range->low, 62.5e-6 + 200 * 3.8e-6, 1e-12);
+  EXPECT_NEAR(two.total_range->high, 62.5e-6 + 200 * 4.2e-6, 1e-12);
+  ASSERT_FALSE(two.notes.empty());
+  EXPECT_NE(two.notes[0].find("halo: interpolated"), std::string::npos) << two.notes[0];
+  EXPECT_DOUBLE_EQ(halo.at(1, Scheme::full_overhead).communication, 0);
+  // At 4 processes the profile has no measurement and no form: a clear error.
+  EXPECT_THROW(halo.at(4, Scheme::full_overhead), Error);
+}
+
+TEST(CostModel, PointToPointCarriesTheHockneyIntervals) {
+  // 10 messages of 1000 B: 10 x (1 us + 1000 B / 1 GB/s) = 20 us, [10 x (0.9 + 0.8) = 17 ..
+  // 10 x (1.1 + 1.25) = 23.5] us.
+  const Point p = predictor(
+                      "kind,name,time [s],dop,operation,bytes [B],count,after\n"
+                      "component,work,1e-3,1,,,,\n"
+                      "communication,send,,,point_to_point,1000,10,work\n")
+                      .at(2, Scheme::full_overhead);
+  EXPECT_NEAR(p.communication, 20e-6, 1e-12);
+  EXPECT_NEAR(p.total_range->low, 1e-3 + 17e-6, 1e-12);
+  EXPECT_NEAR(p.total_range->high, 1e-3 + 23.5e-6, 1e-12);
+}
+
+TEST(CostModel, ProcessesBeyondOneNodeOfAOneNodeProfileAreNoted) {
+  // Two processes per node, four processes: two nodes, on a profile of one node.
+  const Point p = predictor(
+                      "kind,name,time [s],dop,operation,bytes [B],count,after\n"
+                      "component,work,1e-3,1,,,,\n"
+                      "communication,send,,,point_to_point,1000,1,work\n")
+                      .at(4, Scheme::full_overhead);
+  ASSERT_FALSE(p.notes.empty());
+  EXPECT_NE(p.notes[0].find("4 processes on 2 nodes"), std::string::npos) << p.notes[0];
+}
+
+}  // namespace
+}  // namespace sonde::predict
