@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "characterize/fit_run.hpp"
+#include "check/check.hpp"
 #include "core/error.hpp"
 #include "core/program.hpp"
 #include "core/units.hpp"
@@ -114,6 +115,46 @@ int main(int argc, char** argv) {
     predict->add_option("--measured", predict_arguments.measured,
                         "Measured times (CSV: n, time [s]) to set beside the prediction");
 
+    auto* check = app.add_subcommand(
+        "check",
+        "Predict, run and compare: a program's measured times against its spreadsheet's "
+        "prediction, per rank count and problem size");
+    sonde::check::CheckOptions check_options;
+    std::string check_launcher;
+    check->add_option("spreadsheet", check_options.spreadsheet, "The workload spreadsheet (CSV)")
+        ->required()
+        ->check(CLI::ExistingFile);
+    check->add_option("--machine", check_options.machine, "The target machine's profile")
+        ->required()
+        ->check(CLI::ExistingFile);
+    // One value per --reference and --set: a vector option would take `--` as the end of its
+    // values, and the program's own options as sonde's.
+    check
+        ->add_option("--reference", check_options.references,
+                     "Profile of a machine the spreadsheet's times were measured on (default: "
+                     "<name>.yaml beside --machine)")
+        ->allow_extra_args(false);
+    check->add_option("--ranks", check_options.ranks, "Rank counts n to run at: 1,2,4")->required();
+    check
+        ->add_option("--set", check_options.sets,
+                     "One problem size: NAME=VALUE pairs of the spreadsheet's parameters, as "
+                     "N=8192,K=10; repeatable (default: the spreadsheet's values)")
+        ->allow_extra_args(false);
+    check
+        ->add_option("--repetitions", check_options.repetitions,
+                     "The value of {repetitions} in the program's arguments")
+        ->capture_default_str();
+    check->add_option("--launcher", check_launcher,
+                      "How to start the program, before -n <n>: \"mpirun --hostfile h\", \"srun\"; "
+                      "\"\" runs it directly (default: $SONDE_MPIEXEC, else mpiexec)");
+    check->add_option("--csv", check_options.csv, "Write the records as CSV, after every point");
+    check->add_option("--json", check_options.json, "Write the records as JSON, after every point");
+    check
+        ->add_option("command", check_options.command,
+                     "-- program and its arguments, with {NAME} (a parameter), {n} and "
+                     "{repetitions} filled in")
+        ->required();
+
     // A problem size: a number above zero (scientific notation welcome).
     const CLI::Validator positive_size(
         [](std::string& text) {
@@ -205,6 +246,11 @@ int main(int argc, char** argv) {
     }
     if (predict->parsed())
       return sonde::predict::predict_command(predict_arguments, std::cout, std::cerr);
+    if (check->parsed()) {
+      if (check->count("--launcher") > 0) check_options.launcher = check_launcher;
+      return sonde::check::check_command(check_options, std::cout, std::cerr,
+                                         sonde::check::process_runner(std::cerr));
+    }
     if (counters->parsed()) return sonde::counters::counters_command(counters_arguments, std::cerr);
     if (extrapolate->parsed()) {
       return sonde::counters::extrapolate_command(extrapolate_arguments, std::cout);

@@ -1,0 +1,612 @@
+#include "check/check.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "core/atomic_file.hpp"
+#include "core/csv_table.hpp"
+#include "core/error.hpp"
+#include "core/units.hpp"
+#include "counters/counter_model.hpp"
+#include "predict/workload.hpp"
+#include "profile/profile.hpp"
+
+namespace sonde::check {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string host_name() {
+  std::array<char, 256> name{};
+  if (::gethostname(name.data(), name.size() - 1) != 0) return "unknown-host";
+  return name.data();
+}
+
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  ::gmtime_r(&now, &utc);
+  std::array<char, 32> text{};
+  std::strftime(text.data(), text.size(), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text.data();
+}
+
+bool is_name_character(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = text.find(separator, start);
+    parts.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return parts;
+    start = end + 1;
+  }
+}
+
+// An argument as a shell would need it: quoted where it holds anything but plain characters.
+std::string shell_quoted(const std::string& word) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return is_name_character(c) || std::string_view("-./=:,+@%").find(c) != std::string::npos;
+  });
+  if (plain) return word;
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+std::string command_text(const std::vector<std::string>& argv) {
+  std::vector<std::string> words;
+  for (const std::string& word : argv) words.push_back(shell_quoted(word));
+  return fmt::format("{}", fmt::join(words, " "));
+}
+
+std::string setting_label(const Record& r) {
+  return r.setting.empty() ? std::string("(spreadsheet)") : r.setting;
+}
+
+std::string number_text(double value) {
+  return std::isfinite(value) ? fmt::format("{}", value) : std::string("inf");
+}
+
+nlohmann::json finite_or_null(double value) {
+  return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
+
+std::string parameters_text(const std::map<std::string, double>& parameters) {
+  std::vector<std::string> pairs;
+  for (const auto& [name, value] : parameters) pairs.push_back(name + "=" + format_value(value));
+  return fmt::format("{}", fmt::join(pairs, ","));
+}
+
+std::string interval_text(const Record& r) {
+  if (!r.in_interval) return "no interval";
+  return *r.in_interval ? "yes" : "no";
+}
+
+// "1.00 s [900 ms .. 1.10 s]"
+std::string predicted_text(const Record& r) {
+  if (!r.interval) return format_seconds(r.predicted);
+  return fmt::format("{} [{} .. {}]", format_seconds(r.predicted), format_seconds(r.interval->low),
+                     format_seconds(r.interval->high));
+}
+
+// "500 ms (490 ms .. 510 ms, 5 runs)"
+std::string measured_text(const Record& r) {
+  return fmt::format("{} ({} .. {}, {} run{})", format_seconds(r.measured.median),
+                     format_seconds(r.measured.min), format_seconds(r.measured.max),
+                     r.measured.count, r.measured.count == 1 ? "" : "s");
+}
+
+// What a failed run's last lines said, on one line.
+std::string tail_text(const std::vector<std::string>& tail) {
+  if (tail.empty()) return "it printed nothing";
+  std::vector<std::string> lines;
+  for (const std::string& line : tail) {
+    lines.push_back(line.size() > 200 ? line.substr(0, 200) + "..." : line);
+  }
+  return fmt::format("its output ended: {}", fmt::join(lines, " | "));
+}
+
+// Why an MPI launcher may have refused to start, where sonde can tell.
+std::string launcher_hint(const std::vector<std::string>& launcher, const RunOutput& run) {
+  if (launcher.empty()) return "";
+  std::string hint;
+  if (::geteuid() == 0 && std::getenv("OMPI_ALLOW_RUN_AS_ROOT") == nullptr) {
+    hint +=
+        "; this runs as root, which Open MPI's launcher refuses unless "
+        "OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 are set: "
+        "`source scripts/mpi-env.sh` sets them for the shell";
+  }
+  const bool slots = std::any_of(run.tail.begin(), run.tail.end(), [](const std::string& line) {
+    return line.find("slots") != std::string::npos;
+  });
+  if (slots && std::getenv("OMPI_MCA_rmaps_base_oversubscribe") == nullptr) {
+    hint +=
+        "; more ranks than cores need OMPI_MCA_rmaps_base_oversubscribe=1 with Open MPI "
+        "(`source scripts/mpi-env.sh`)";
+  }
+  return hint;
+}
+
+}  // namespace
+
+std::vector<int> parse_ranks(const std::string& text) {
+  if (trimmed(text).empty()) throw usage_error("--ranks", "expected rank counts, as 1,2,4");
+  std::vector<int> ranks;
+  for (const std::string& part : split(text, ',')) {
+    const std::string word = trimmed(part);
+    const std::optional<double> value = parse_number(word);
+    if (!value || *value != std::floor(*value) || *value > 1e7) {
+      throw usage_error("--ranks", fmt::format("{} in {}: expected whole numbers, as 1,2,4",
+                                               shown(word), shown(text)));
+    }
+    if (*value <= 0) {
+      throw usage_error("--ranks", fmt::format("{} in {}: a rank count must be at least 1",
+                                               shown(word), shown(text)));
+    }
+    ranks.push_back(static_cast<int>(*value));
+  }
+  return ranks;
+}
+
+std::vector<std::pair<std::string, double>> parse_setting(const std::string& text) {
+  const std::string expected = "expected NAME=VALUE pairs separated by commas, as N=8192,K=10";
+  if (trimmed(text).empty()) throw usage_error("--set", fmt::format("empty; {}", expected));
+  std::vector<std::pair<std::string, double>> setting;
+  for (const std::string& part : split(text, ',')) {
+    const std::size_t equals = part.find('=');
+    if (equals == std::string::npos) {
+      throw usage_error("--set", fmt::format("{} in {} has no '='; {}", shown(trimmed(part)),
+                                             shown(text), expected));
+    }
+    const std::string name = trimmed(part.substr(0, equals));
+    const std::string value_text = trimmed(part.substr(equals + 1));
+    if (name.empty()) {
+      throw usage_error("--set", fmt::format("{} in {} has no name before '='; {}",
+                                             shown(trimmed(part)), shown(text), expected));
+    }
+    const std::optional<double> value = parse_number(value_text);
+    if (!value) {
+      throw usage_error("--set",
+                        fmt::format("{} in {}: the value {} is no number; {}", shown(trimmed(part)),
+                                    shown(text), shown(value_text), expected));
+    }
+    const bool twice = std::any_of(setting.begin(), setting.end(),
+                                   [&](const auto& pair) { return pair.first == name; });
+    if (twice) {
+      throw usage_error("--set", fmt::format("{}: {} is given twice", shown(text), shown(name)));
+    }
+    setting.emplace_back(name, *value);
+  }
+  return setting;
+}
+
+std::string format_value(double value) {
+  if (std::isfinite(value) && value == std::floor(value) && std::fabs(value) < 1e18) {
+    return fmt::format("{}", static_cast<long long>(value));
+  }
+  return fmt::format("{}", value);
+}
+
+std::vector<std::string> substitute(const std::vector<std::string>& command,
+                                    const std::map<std::string, std::string>& values) {
+  std::vector<std::string> result;
+  for (const std::string& argument : command) {
+    std::string text;
+    std::size_t at = 0;
+    while (at < argument.size()) {
+      const std::size_t open = argument.find('{', at);
+      if (open == std::string::npos) break;
+      std::size_t close = open + 1;
+      while (close < argument.size() && is_name_character(argument[close])) ++close;
+      if (close == open + 1 || close >= argument.size() || argument[close] != '}') {
+        text += argument.substr(at, open + 1 - at);  // not a placeholder: left as it is
+        at = open + 1;
+        continue;
+      }
+      const std::string name = argument.substr(open + 1, close - open - 1);
+      const auto value = values.find(name);
+      if (value == values.end()) {
+        std::vector<std::string> known;
+        for (const auto& [known_name, unused] : values) known.push_back("{" + known_name + "}");
+        throw usage_error("--", fmt::format("the placeholder {{{}}} in {} has no value: it is no "
+                                            "parameter of the spreadsheet; the placeholders are {}",
+                                            name, shown(argument), fmt::join(known, ", ")));
+      }
+      text += argument.substr(at, open - at) + value->second;
+      at = close + 1;
+    }
+    if (at < argument.size()) text += argument.substr(at);
+    result.push_back(text);
+  }
+  return result;
+}
+
+std::vector<std::string> launcher_words(const std::optional<std::string>& launcher) {
+  std::string text;
+  if (launcher) {
+    text = *launcher;
+  } else {
+    const char* given = std::getenv("SONDE_MPIEXEC");
+    text = given != nullptr && !trimmed(given).empty() ? given : "mpiexec";
+  }
+  std::istringstream in(text);
+  std::vector<std::string> words;
+  std::string word;
+  while (in >> word) words.push_back(word);
+  // `--launcher= --ranks 1` gives the launcher the next argument.
+  if (!words.empty() && words.front().front() == '-') {
+    throw usage_error("--launcher",
+                      fmt::format("{} is no launcher; to run the program directly "
+                                  "give --launcher \"\", an empty argument of its own",
+                                  shown(text)));
+  }
+  return words;
+}
+
+namespace {
+
+// Where each "seconds" key's value starts in `line` (after the colon and blanks).
+std::vector<std::size_t> seconds_values(const std::string& line) {
+  static const std::string key = "\"seconds\"";
+  std::vector<std::size_t> starts;
+  for (std::size_t at = line.find(key); at != std::string::npos; at = line.find(key, at + 1)) {
+    std::size_t i = at + key.size();
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    if (i >= line.size() || line[i] != ':') continue;
+    ++i;
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    starts.push_back(i);
+  }
+  return starts;
+}
+
+}  // namespace
+
+bool has_seconds(const std::string& line) { return !seconds_values(line).empty(); }
+
+std::vector<double> seconds_in(const std::string& output, const std::string& program) {
+  std::vector<double> seconds;
+  for (std::string line : split(output, '\n')) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    for (std::size_t start : seconds_values(line)) {
+      const char* begin = line.c_str() + start;
+      char* end = nullptr;
+      const double value = std::strtod(begin, &end);
+      if (end == begin || !std::isfinite(value) || value < 0) {
+        throw Error(ExitCode::failure, program,
+                    fmt::format("printed {}: its \"seconds\" is no time; expected a number >= 0, "
+                                "as {{\"seconds\": 0.25}}",
+                                shown(line)));
+      }
+      seconds.push_back(value);
+    }
+  }
+  return seconds;
+}
+
+Measured summarize(std::vector<double> seconds) {
+  if (seconds.empty()) throw std::logic_error("summarize: no time");
+  std::sort(seconds.begin(), seconds.end());
+  const std::size_t m = seconds.size() / 2;
+  Measured measured;
+  measured.median = seconds.size() % 2 == 1 ? seconds[m] : 0.5 * (seconds[m - 1] + seconds[m]);
+  measured.min = seconds.front();
+  measured.max = seconds.back();
+  measured.count = seconds.size();
+  return measured;
+}
+
+void compare(Record& r) {
+  r.error_ratio = counters::error_ratio(r.measured.median, r.predicted);
+  r.in_interval.reset();
+  if (r.interval) {
+    r.in_interval = r.interval->low <= r.measured.median && r.measured.median <= r.interval->high;
+  }
+}
+
+std::string format_table(const std::vector<Record>& records) {
+  const std::vector<std::string> header = {"setting", "n",           "predicted P", "measured T",
+                                           "E",       "in interval", "notes"};
+  std::vector<std::vector<std::string>> rows;
+  for (const Record& r : records) {
+    rows.push_back({setting_label(r), std::to_string(r.n), predicted_text(r), measured_text(r),
+                    std::isfinite(r.error_ratio) ? fmt::format("{:.2f}", r.error_ratio) : "inf",
+                    interval_text(r), fmt::format("{}", fmt::join(r.notes, "; "))});
+  }
+  std::vector<std::size_t> widths(header.size());
+  for (std::size_t c = 0; c < header.size(); ++c) {
+    widths[c] = header[c].size();
+    for (const auto& row : rows) widths[c] = std::max(widths[c], row[c].size());
+  }
+  const auto line = [&](const std::vector<std::string>& cells) {
+    std::string text = " ";
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      const bool last = c + 1 == cells.size();
+      if (c == 1 || c == 4) {
+        text += fmt::format(" {:>{}}", cells[c], widths[c]);
+      } else {
+        text += last ? " " + cells[c] : fmt::format(" {:<{}}", cells[c], widths[c]);
+      }
+    }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    return text + "\n";
+  };
+  std::string text = line(header);
+  for (const auto& row : rows) text += line(row);
+  return text;
+}
+
+std::string format_summary(const std::vector<Record>& records) {
+  if (records.empty()) return "No point measured.\n";
+  double sum = 0, largest = 0;
+  std::size_t with_interval = 0, inside = 0;
+  for (const Record& r : records) {
+    sum += r.error_ratio;
+    largest = std::max(largest, r.error_ratio);
+    if (r.in_interval) {
+      ++with_interval;
+      if (*r.in_interval) ++inside;
+    }
+  }
+  const double mean = sum / static_cast<double>(records.size());
+  const auto e = [](double x) { return std::isfinite(x) ? fmt::format("{:.2f}", x) : "inf"; };
+  std::string interval = with_interval == 0 ? std::string("no prediction has an interval")
+                                            : fmt::format("{} of {} in the prediction interval",
+                                                          inside, with_interval);
+  if (with_interval > 0 && with_interval < records.size()) {
+    interval += fmt::format(" ({} without one)", records.size() - with_interval);
+  }
+  return fmt::format("E = max(T, P) / min(T, P) over {} point{}: mean {}, max {}; {}\n",
+                     records.size(), records.size() == 1 ? "" : "s", e(mean), e(largest), interval);
+}
+
+std::string records_csv(const std::vector<Record>& records) {
+  std::string text =
+      csv_line({"spreadsheet", "machine", "machine_name", "setting", "parameters", "n",
+                "predicted_seconds", "predicted_low_seconds", "predicted_high_seconds",
+                "measured_median_seconds", "measured_min_seconds", "measured_max_seconds",
+                "repetitions", "error_ratio", "in_interval", "notes", "command", "date", "host"});
+  for (const Record& r : records) {
+    text += csv_line(
+        {r.spreadsheet, r.machine, r.machine_name, r.setting, parameters_text(r.parameters),
+         std::to_string(r.n), number_text(r.predicted),
+         r.interval ? number_text(r.interval->low) : "",
+         r.interval ? number_text(r.interval->high) : "", number_text(r.measured.median),
+         number_text(r.measured.min), number_text(r.measured.max), std::to_string(r.measured.count),
+         number_text(r.error_ratio), r.in_interval ? (*r.in_interval ? "yes" : "no") : "",
+         fmt::format("{}", fmt::join(r.notes, "; ")), command_text(r.command), r.date, r.host});
+  }
+  return text;
+}
+
+nlohmann::json records_json(const std::vector<Record>& records, bool complete,
+                            const std::string& error) {
+  nlohmann::json list = nlohmann::json::array();
+  double sum = 0, largest = 0;
+  std::size_t with_interval = 0, inside = 0;
+  for (const Record& r : records) {
+    nlohmann::json j;
+    j["spreadsheet"] = r.spreadsheet;
+    j["machine"] = r.machine;
+    j["machine_name"] = r.machine_name;
+    j["setting"] = r.setting;
+    j["parameters"] = r.parameters;
+    j["n"] = r.n;
+    j["predicted_seconds"] = finite_or_null(r.predicted);
+    j["predicted_low_seconds"] = r.interval ? finite_or_null(r.interval->low) : nullptr;
+    j["predicted_high_seconds"] = r.interval ? finite_or_null(r.interval->high) : nullptr;
+    j["measured_median_seconds"] = r.measured.median;
+    j["measured_min_seconds"] = r.measured.min;
+    j["measured_max_seconds"] = r.measured.max;
+    j["repetitions"] = r.measured.count;
+    j["error_ratio"] = finite_or_null(r.error_ratio);
+    j["in_interval"] = r.in_interval ? nlohmann::json(*r.in_interval) : nlohmann::json(nullptr);
+    j["notes"] = r.notes;
+    j["command"] = r.command;
+    j["date"] = r.date;
+    j["host"] = r.host;
+    list.push_back(j);
+    sum += r.error_ratio;
+    largest = std::max(largest, r.error_ratio);
+    if (r.in_interval) {
+      ++with_interval;
+      if (*r.in_interval) ++inside;
+    }
+  }
+  nlohmann::json report;
+  report["records"] = list;
+  report["summary"] = {
+      {"points", records.size()},
+      {"mean_error_ratio", records.empty()
+                               ? nlohmann::json(nullptr)
+                               : finite_or_null(sum / static_cast<double>(records.size()))},
+      {"max_error_ratio", records.empty() ? nlohmann::json(nullptr) : finite_or_null(largest)},
+      {"with_interval", with_interval},
+      {"in_interval", inside}};
+  report["complete"] = complete;
+  if (!error.empty()) report["error"] = error;
+  return report;
+}
+
+int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log,
+                  const Runner& runner) {
+  // Everything asked for is checked before the first run.
+  if (o.command.empty()) {
+    throw usage_error("--", "no program to run; give it after --, as -- ./program --N {N}");
+  }
+  if (o.repetitions < 1) {
+    throw usage_error("--repetitions", fmt::format("{}: expected at least 1", o.repetitions));
+  }
+  const std::vector<int> ranks = parse_ranks(o.ranks);
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, double>>>> settings;
+  for (const std::string& text : o.sets) {
+    const auto setting = parse_setting(text);
+    std::vector<std::string> pairs;
+    for (const auto& [name, value] : setting) pairs.push_back(name + "=" + format_value(value));
+    settings.emplace_back(fmt::format("{}", fmt::join(pairs, ",")), setting);
+  }
+  if (settings.empty()) settings.emplace_back();  // the spreadsheet's own values
+
+  const fs::path machine_path = o.machine;
+  const predict::Workload base = predict::read_workload(o.spreadsheet);
+  for (const auto& [text, setting] : settings) {
+    for (const auto& [name, value] : setting) {
+      if (base.parameters.count(name)) continue;
+      std::vector<std::string> names;
+      for (const auto& [known, unused] : base.parameters) names.push_back(known);
+      throw usage_error(
+          "--set",
+          fmt::format("{}: {} has no parameter {}; {}", shown(text), o.spreadsheet, shown(name),
+                      names.empty() ? std::string("it has none")
+                                    : fmt::format("it has {}", fmt::join(names, ", "))));
+    }
+  }
+  std::vector<std::string> named;
+  for (const auto& component : base.components) named.push_back(component.machine);
+  predict::PredictOptions predict_options;
+  predict_options.reference_machines =
+      profile::reference_profiles(o.references, named, machine_path);
+  const profile::Profile target = profile::read_profile(machine_path);
+  const std::vector<std::string> launcher = launcher_words(o.launcher);
+  const std::string host = host_name();
+
+  std::vector<Record> planned;
+  for (const auto& [text, setting] : settings) {
+    const std::map<std::string, double> overrides(setting.begin(), setting.end());
+    const predict::Predictor predictor(predict::read_workload(o.spreadsheet, overrides), target,
+                                       machine_path.string(), predict_options);
+    for (int n : ranks) {
+      Record r;
+      r.spreadsheet = o.spreadsheet;
+      r.machine = o.machine;
+      r.machine_name = target.machine.name;
+      r.setting = text;
+      r.parameters = predictor.workload().parameters;
+      r.n = n;
+      const predict::Point point = predictor.at(n, predict::Scheme::full_overhead);
+      r.predicted = point.total;
+      r.interval = point.total_range;
+      r.notes = point.notes;
+      std::map<std::string, std::string> values;
+      for (const auto& [name, value] : r.parameters) values[name] = format_value(value);
+      values["n"] = std::to_string(n);
+      values["repetitions"] = std::to_string(o.repetitions);
+      r.command = launcher;
+      if (!launcher.empty()) {
+        r.command.push_back("-n");
+        r.command.push_back(std::to_string(n));
+      }
+      for (std::string& word : substitute(o.command, values)) r.command.push_back(std::move(word));
+      r.host = host;
+      planned.push_back(std::move(r));
+    }
+  }
+  if (!launcher.empty() && !on_path(launcher.front())) {
+    throw usage_error("--launcher",
+                      fmt::format("{} not found on the PATH; name the MPI launcher with "
+                                  "--launcher or SONDE_MPIEXEC, or give --launcher \"\" to run "
+                                  "the program directly",
+                                  shown(launcher.front())));
+  }
+  std::set<std::string> programs;
+  const std::size_t program_at = launcher.empty() ? 0 : launcher.size() + 2;  // after "-n <n>"
+  for (const Record& r : planned) programs.insert(r.command.at(program_at));
+  for (const std::string& program : programs) {
+    if (!on_path(program)) {
+      throw usage_error(
+          "--", fmt::format("the program {} not found: {}", shown(program),
+                            program.find('/') == std::string::npos ? "it is not on the PATH"
+                                                                   : "no executable file there"));
+    }
+  }
+  for (const std::string& file : {o.csv, o.json}) {
+    if (file.empty()) continue;
+    const fs::path folder = fs::path(file).parent_path();
+    ensure_writable_folder(folder.empty() ? fs::path(".") : folder);
+  }
+
+  std::vector<Record> done;
+  const auto write = [&](bool complete, const std::string& error) {
+    if (!o.csv.empty()) write_file_atomically(o.csv, records_csv(done));
+    if (!o.json.empty()) {
+      write_file_atomically(o.json, records_json(done, complete, error).dump(2) + "\n");
+    }
+  };
+  // What a failure keeps: the points measured before it, in the table and the files.
+  const auto fail = [&](ExitCode code, const std::string& where, const std::string& what) {
+    std::vector<std::string> files;
+    for (const std::string& file : {o.csv, o.json})
+      if (!file.empty()) files.push_back(file);
+    std::string kept;
+    if (done.empty()) {
+      kept = "no point was measured before";
+    } else {
+      kept = fmt::format(
+          "the {} point{} measured before {} kept{}", done.size(), done.size() == 1 ? "" : "s",
+          done.size() == 1 ? "is" : "are",
+          files.empty() ? std::string() : fmt::format(" in {}", fmt::join(files, " and ")));
+    }
+    const Error error(code, where, what + "; " + kept);
+    write(false, error.what());
+    if (!done.empty()) out << format_table(done) << format_summary(done);
+    return error;
+  };
+
+  for (std::size_t i = 0; i < planned.size(); ++i) {
+    Record& r = planned[i];
+    const std::string command = command_text(r.command);
+    const std::string point = fmt::format("{}, n = {}", setting_label(r), r.n);
+    log << fmt::format("sonde check: {} of {}: {}: {}\n", i + 1, planned.size(), point, command);
+    const RunOutput run = runner(r.command);
+    if (run.interrupted) {
+      throw fail(ExitCode::interrupted, "sonde check", fmt::format("interrupted during {}", point));
+    }
+    if (!run.exit.ok()) {
+      throw fail(ExitCode::failure, command,
+                 fmt::format("{} at {}; {}{}",
+                             run.exit.signaled ? fmt::format("killed by signal {}", run.exit.code)
+                                               : fmt::format("exit status {}", run.exit.code),
+                             point, tail_text(run.tail), launcher_hint(launcher, run)));
+    }
+    std::vector<double> seconds;
+    try {
+      seconds = seconds_in(run.output, command);
+    } catch (const Error& e) {
+      throw fail(e.code(), "", fmt::format("{} (at {})", e.what(), point));
+    }
+    if (seconds.empty()) {
+      throw fail(ExitCode::failure, command,
+                 fmt::format("printed no time at {}: expected a line with \"seconds\" per "
+                             "repetition on its standard output, as {{\"seconds\": 0.25}}; {}",
+                             point, tail_text(run.tail)));
+    }
+    if (seconds.size() != static_cast<std::size_t>(o.repetitions)) {
+      log << fmt::format("sonde check: {}: printed {} time{} for {} repetitions\n", point,
+                         seconds.size(), seconds.size() == 1 ? "" : "s", o.repetitions);
+    }
+    r.measured = summarize(seconds);
+    compare(r);
+    r.date = utc_now();
+    done.push_back(r);
+    write(i + 1 == planned.size(), "");
+  }
+  out << format_table(done) << format_summary(done);
+  return 0;
+}
+
+}  // namespace sonde::check

@@ -1,0 +1,136 @@
+// `sonde check`: the predict-measure-compare loop as one command. For each problem size (a --set of
+// the spreadsheet's parameters) and each rank count n, it predicts T_n from the workload
+// spreadsheet on the machine profile (the full-overhead scheme), runs the program under the MPI
+// launcher, takes the median of the times it prints ({"seconds": ...} lines, one per repetition),
+// and compares the two: Amato et al.'s (1999) E = max(T, P) / min(T, P), and whether the median
+// lies in the prediction's interval. The records go to a table, and to CSV and JSON files written
+// whole after every point, so that a failure or an interrupt loses nothing measured.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/program.hpp"
+#include "predict/predictor.hpp"
+
+namespace sonde::check {
+
+// The options of `sonde check`, as given.
+struct CheckOptions {
+  std::string spreadsheet;              // the workload (CSV)
+  std::string machine;                  // the target's profile
+  std::vector<std::string> references;  // profiles the spreadsheet's times were measured on
+  std::string ranks;                    // "1,2,4": the rank counts n
+  std::vector<std::string> sets;        // one problem size each: "N=4096", "N=8192,K=10"
+  int repetitions = 5;                  // the value of {repetitions}
+  // The launcher's words ("mpiexec", "srun --mpi=pmix"); "" runs the program directly;
+  // nullopt: $SONDE_MPIEXEC, or mpiexec.
+  std::optional<std::string> launcher;
+  std::string csv, json;  // record files; empty: none
+  // The program and its arguments, with {NAME} (a parameter), {n} and {repetitions} placeholders.
+  std::vector<std::string> command;
+};
+
+// What one run of the program gave.
+struct RunOutput {
+  ChildExit exit;
+  std::string output;             // everything it wrote on its standard output
+  std::vector<std::string> tail;  // its last lines of output (standard output and error)
+  bool interrupted = false;       // SIGINT or SIGTERM came while it ran (or before)
+};
+
+// Runs a command (launcher words included) and returns what it printed. Throws an io Error when the
+// command cannot be started.
+using Runner = std::function<RunOutput(const std::vector<std::string>& argv)>;
+
+// The real runner: starts the command with this process's environment, passes SIGINT and SIGTERM
+// on to it while it runs, and passes every line it prints on `pass_through`, save the
+// {"seconds": ...} lines of its standard output. The signal handlers live as long as the runner.
+Runner process_runner(std::ostream& pass_through);
+
+// "1,2,4" as rank counts; a usage Error naming --ranks for anything but whole numbers > 0.
+std::vector<int> parse_ranks(const std::string& text);
+
+// One --set: "N=8192,K=10" as (name, value) pairs in the order given; a usage Error naming --set,
+// the text and what was expected for a malformed one (a pair without '=', an empty name, a value
+// that is no number, a name given twice).
+std::vector<std::pair<std::string, double>> parse_setting(const std::string& text);
+
+// A parameter's value as a program argument: whole numbers without a decimal point ("4096").
+std::string format_value(double value);
+
+// `command` with every {NAME} replaced by values[NAME]. A {NAME} (letters, digits and
+// underscores) with no value is a usage Error naming it and the names there are; other braces are
+// left as they are.
+std::vector<std::string> substitute(const std::vector<std::string>& command,
+                                    const std::map<std::string, std::string>& values);
+
+// The launcher's words: `launcher` split at blanks; nullopt: $SONDE_MPIEXEC where set and not
+// empty, else "mpiexec".
+std::vector<std::string> launcher_words(const std::optional<std::string>& launcher);
+
+// Whether a line of output carries a time: it has a "seconds" key.
+bool has_seconds(const std::string& line);
+// The values of every "seconds" key in `output`, in order. A value that is no finite number >= 0 is
+// a failure Error naming `program` and the line.
+std::vector<double> seconds_in(const std::string& output, const std::string& program);
+
+// The repetitions' times: the median, the fastest and the slowest, and how many.
+struct Measured {
+  double median = 0;
+  double min = 0;
+  double max = 0;
+  std::size_t count = 0;
+};
+Measured summarize(std::vector<double> seconds);  // at least one value
+
+// One point: a problem size at n ranks, predicted, measured and compared.
+struct Record {
+  std::string spreadsheet;
+  std::string machine;       // the profile's path
+  std::string machine_name;  // the profile's machine name
+  std::string setting;       // "N=8192,K=10" as given; empty: the spreadsheet's own values
+  std::map<std::string, double> parameters;  // every parameter's value at this point
+  int n = 1;
+  double predicted = 0;                    // P: T_n, full-overhead scheme
+  std::optional<predict::Range> interval;  // P's interval, where the prediction has one
+  std::vector<std::string> notes;          // the prediction's notes
+  Measured measured;                       // T: the median
+  double error_ratio = 0;                  // E = max(T, P) / min(T, P); inf where one is 0
+  std::optional<bool> in_interval;         // whether T lies in [low, high]; nullopt: no interval
+  std::vector<std::string> command;        // as run, the launcher included
+  std::string date;                        // when it was measured, ISO 8601 UTC
+  std::string host;
+};
+
+// E and the interval's verdict for a measured median against a prediction.
+void compare(Record& record);
+
+// The records as a table, one row per point, and the summary line (mean and max E, how many lie in
+// their interval).
+std::string format_table(const std::vector<Record>& records);
+std::string format_summary(const std::vector<Record>& records);
+// The record files: CSV, one row per point; JSON, {"records": [...], "summary": {...},
+// "complete": bool, "error": text where the check failed}.
+std::string records_csv(const std::vector<Record>& records);
+nlohmann::json records_json(const std::vector<Record>& records, bool complete,
+                            const std::string& error = "");
+
+// Predicts and checks every point, writes the table and the summary on `out`, progress on `log`,
+// and the record files after every point; returns the exit code. Everything the options ask for
+// (rank counts, settings, the spreadsheet's parameters, placeholders, the launcher and the program)
+// is checked before the first run. A run that fails, exits non-zero or prints no time is a failure
+// Error naming the command, its exit status and its last lines of output; an interrupt is an
+// interrupted Error; in both, the points measured before stay in the files and the table.
+int check_command(const CheckOptions& options, std::ostream& out, std::ostream& log,
+                  const Runner& runner);
+
+}  // namespace sonde::check

@@ -1,0 +1,381 @@
+// `sonde check` with a fake program run: known times give a known median, E and interval verdict;
+// placeholders are filled in; bad options are refused before anything runs; and a program that
+// fails half way leaves the points measured before it in the record files.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+
+#include "check/check.hpp"
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+
+namespace sonde::check {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Runs `body`, which must throw an Error of `code` whose message holds every one of `parts`.
+template <typename Body>
+void expect_error(Body body, ExitCode code, const std::vector<std::string>& parts) {
+  try {
+    body();
+    ADD_FAILURE() << "no error; expected one with '" << parts.front() << "'";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    for (const std::string& part : parts) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
+          << "'" << part << "' not in: " << e.what();
+    }
+  }
+}
+
+// A fresh folder for one test's files.
+fs::path scratch(const std::string& name) {
+  const fs::path folder = fs::path(::testing::TempDir()) / ("sonde-check-" + name);
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  return folder;
+}
+
+// Prints `seconds` once per value, after a line that is no record.
+RunOutput printing(const std::vector<double>& seconds) {
+  RunOutput run;
+  run.output = "starting\n";
+  for (double s : seconds) run.output += "{\"seconds\": " + std::to_string(s) + "}\n";
+  return run;
+}
+
+// The tiny workload (check/tests/tiny.csv): on ibm-sp2, P = (N / 1000) / min(n, 4) seconds.
+CheckOptions tiny(const fs::path& folder) {
+  CheckOptions o;
+  o.spreadsheet = "check/tests/tiny.csv";
+  o.machine = "machines/ibm-sp2.yaml";
+  o.ranks = "1,2";
+  o.repetitions = 3;
+  o.launcher = "";
+  o.csv = (folder / "check.csv").string();
+  o.json = (folder / "check.json").string();
+  o.command = {"echo", "--N", "{N}", "--K={K}", "--ranks", "{n}", "--repetitions", "{repetitions}"};
+  return o;
+}
+
+TEST(CheckOptions, RankCounts) {
+  EXPECT_EQ(parse_ranks("1,2,4"), (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(parse_ranks(" 8 , 16"), (std::vector<int>{8, 16}));
+  expect_error([] { parse_ranks("1,0"); }, ExitCode::usage, {"--ranks", "'0'", "at least 1"});
+  expect_error([] { parse_ranks("-2"); }, ExitCode::usage, {"'-2'", "at least 1"});
+  expect_error([] { parse_ranks("1,two"); }, ExitCode::usage, {"'two'", "whole numbers"});
+  expect_error([] { parse_ranks("1.5"); }, ExitCode::usage, {"'1.5'", "whole numbers"});
+  expect_error([] { parse_ranks(""); }, ExitCode::usage, {"--ranks", "1,2,4"});
+}
+
+TEST(CheckOptions, Settings) {
+  using Setting = std::vector<std::pair<std::string, double>>;
+  EXPECT_EQ(parse_setting("N=4096"), (Setting{{"N", 4096}}));
+  EXPECT_EQ(parse_setting("N=8192, K=1e1"), (Setting{{"N", 8192}, {"K", 10}}));
+  expect_error([] { parse_setting("N4096"); }, ExitCode::usage,
+               {"--set", "'N4096'", "no '='", "NAME=VALUE"});
+  expect_error([] { parse_setting("N=1,=5"); }, ExitCode::usage, {"'=5'", "no name"});
+  expect_error([] { parse_setting("N=lots"); }, ExitCode::usage, {"'lots' is no number"});
+  expect_error([] { parse_setting("N=1,N=2"); }, ExitCode::usage, {"'N' is given twice"});
+  expect_error([] { parse_setting(""); }, ExitCode::usage, {"--set", "empty"});
+}
+
+TEST(CheckOptions, Placeholders) {
+  const std::map<std::string, std::string> values = {
+      {"N", "4096"}, {"K", "10"}, {"n", "2"}, {"repetitions", "5"}};
+  EXPECT_EQ(substitute({"prog", "--N", "{N}", "--size={N}x{K}", "-np{n}", "{repetitions}"}, values),
+            (std::vector<std::string>{"prog", "--N", "4096", "--size=4096x10", "-np2", "5"}));
+  // Braces that are no placeholder are left alone.
+  EXPECT_EQ(substitute({"{\"a\": 1}", "{}", "a{b", "{N"}, values),
+            (std::vector<std::string>{"{\"a\": 1}", "{}", "a{b", "{N"}));
+  expect_error(
+      [&] {
+        substitute({"prog", "--x={X}"}, values);
+      },
+      ExitCode::usage, {"{X}", "'--x={X}'", "no value", "{N}", "{repetitions}"});
+  EXPECT_EQ(format_value(4096), "4096");
+  EXPECT_EQ(format_value(0.25), "0.25");
+  EXPECT_EQ(format_value(-3), "-3");
+}
+
+TEST(CheckOptions, Launcher) {
+  EXPECT_EQ(launcher_words(std::string("")), std::vector<std::string>{});
+  EXPECT_EQ(launcher_words(std::string("srun  --mpi=pmix")),
+            (std::vector<std::string>{"srun", "--mpi=pmix"}));
+  expect_error([] { launcher_words(std::string("--ranks")); }, ExitCode::usage,
+               {"--launcher", "'--ranks' is no launcher"});
+  ::setenv("SONDE_MPIEXEC", "mpiexec.mpich", 1);
+  EXPECT_EQ(launcher_words(std::nullopt), std::vector<std::string>{"mpiexec.mpich"});
+  ::unsetenv("SONDE_MPIEXEC");
+  EXPECT_EQ(launcher_words(std::nullopt), std::vector<std::string>{"mpiexec"});
+}
+
+TEST(CheckMeasure, SecondsFromOutput) {
+  const std::string output =
+      "warming up\n{\"ranks\": 2, \"seconds\": 0.5, \"ok\": true}\n"
+      "{\"phase_seconds\": 9}\n{\"seconds\":1e-3}\r\nseconds: 7\n";
+  EXPECT_EQ(seconds_in(output, "prog"), (std::vector<double>{0.5, 1e-3}));
+  EXPECT_TRUE(has_seconds("{\"seconds\" : 2}"));
+  EXPECT_FALSE(has_seconds("{\"phase_seconds\": 2}"));
+  EXPECT_TRUE(seconds_in("no records\n", "prog").empty());
+  expect_error([] { seconds_in("{\"seconds\": null}\n", "prog"); }, ExitCode::failure,
+               {"prog", "no time"});
+  expect_error([] { seconds_in("{\"seconds\": -1}\n", "prog"); }, ExitCode::failure, {"no time"});
+}
+
+TEST(CheckMeasure, MedianAndSpread) {
+  const Measured odd = summarize({0.3, 0.1, 0.2});
+  EXPECT_EQ(odd.median, 0.2);
+  EXPECT_EQ(odd.min, 0.1);
+  EXPECT_EQ(odd.max, 0.3);
+  EXPECT_EQ(odd.count, 3u);
+  EXPECT_DOUBLE_EQ(summarize({4, 1, 2, 3}).median, 2.5);
+}
+
+TEST(CheckMeasure, ErrorRatioAndInterval) {
+  Record r;
+  r.predicted = 1.0;
+  r.measured = summarize({0.5});
+  compare(r);
+  EXPECT_DOUBLE_EQ(r.error_ratio, 2.0);
+  EXPECT_FALSE(r.in_interval.has_value());  // no interval
+  r.interval = predict::Range{0.4, 0.6};
+  compare(r);
+  EXPECT_EQ(r.in_interval, std::optional<bool>(true));
+  r.interval = predict::Range{0.6, 1.2};
+  compare(r);
+  EXPECT_EQ(r.in_interval, std::optional<bool>(false));
+  r.measured = summarize({2.0});
+  compare(r);
+  EXPECT_DOUBLE_EQ(r.error_ratio, 2.0);  // symmetric: max(T, P) / min(T, P)
+  r.measured = summarize({0.0});
+  compare(r);
+  EXPECT_TRUE(std::isinf(r.error_ratio));
+}
+
+TEST(CheckCommand, PredictsRunsAndCompares) {
+  const fs::path folder = scratch("compare");
+  CheckOptions o = tiny(folder);
+  o.sets = {"N=2000", "N=4000,K=7"};
+  std::vector<std::vector<std::string>> runs;
+  // T = 0.5 s at every point, the median of 0.4, 0.5 and 0.9.
+  const Runner fake = [&](const std::vector<std::string>& argv) {
+    runs.push_back(argv);
+    return printing({0.9, 0.4, 0.5});
+  };
+  std::ostringstream out, log;
+  EXPECT_EQ(check_command(o, out, log, fake), 0);
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_EQ(runs[0], (std::vector<std::string>{"echo", "--N", "2000", "--K=10", "--ranks", "1",
+                                               "--repetitions", "3"}));
+  EXPECT_EQ(runs[3], (std::vector<std::string>{"echo", "--N", "4000", "--K=7", "--ranks", "2",
+                                               "--repetitions", "3"}));
+
+  const nlohmann::json j = nlohmann::json::parse(read_file(o.json));
+  EXPECT_TRUE(j["complete"].get<bool>());
+  ASSERT_EQ(j["records"].size(), 4u);
+  // P = (N / 1000) / n: 2, 1, 4, 2 seconds; T = 0.5: E = 4, 2, 8, 4.
+  const std::vector<double> predicted = {2, 1, 4, 2}, e = {4, 2, 8, 4};
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto& r = j["records"][i];
+    EXPECT_NEAR(r["predicted_seconds"].get<double>(), predicted[i], 1e-9) << i;
+    EXPECT_NEAR(r["error_ratio"].get<double>(), e[i], 1e-9) << i;
+    EXPECT_DOUBLE_EQ(r["measured_median_seconds"].get<double>(), 0.5);
+    EXPECT_DOUBLE_EQ(r["measured_min_seconds"].get<double>(), 0.4);
+    EXPECT_DOUBLE_EQ(r["measured_max_seconds"].get<double>(), 0.9);
+    EXPECT_EQ(r["repetitions"].get<int>(), 3);
+    EXPECT_EQ(r["machine_name"].get<std::string>(), "ibm-sp2");
+    EXPECT_EQ(r["spreadsheet"].get<std::string>(), "check/tests/tiny.csv");
+    EXPECT_FALSE(r["host"].get<std::string>().empty());
+    // The interval's verdict, where the prediction has one: T = 0.5 against [low, high].
+    if (r["predicted_low_seconds"].is_null()) {
+      EXPECT_TRUE(r["in_interval"].is_null());
+    } else {
+      EXPECT_EQ(r["in_interval"].get<bool>(), r["predicted_low_seconds"].get<double>() <= 0.5 &&
+                                                  0.5 <= r["predicted_high_seconds"].get<double>());
+    }
+    EXPECT_EQ(r["date"].get<std::string>().size(), 20u);  // 2024-01-02T03:04:05Z
+  }
+  EXPECT_EQ(j["records"][2]["setting"].get<std::string>(), "N=4000,K=7");
+  EXPECT_EQ(j["records"][2]["parameters"]["K"].get<double>(), 7);
+  EXPECT_EQ(j["records"][2]["n"].get<int>(), 1);
+  EXPECT_EQ(j["summary"]["points"].get<int>(), 4);
+  EXPECT_NEAR(j["summary"]["mean_error_ratio"].get<double>(), 4.5, 1e-9);
+  EXPECT_NEAR(j["summary"]["max_error_ratio"].get<double>(), 8, 1e-9);
+
+  const std::string csv = read_file(o.csv);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
+  EXPECT_NE(csv.find("n,predicted_seconds"), std::string::npos);
+  EXPECT_NE(csv.find("echo --N 4000 --K=7 --ranks 2 --repetitions 3"), std::string::npos);
+
+  const std::string table = out.str();
+  EXPECT_NE(table.find("N=4000,K=7"), std::string::npos) << table;
+  EXPECT_NE(table.find("8.00"), std::string::npos) << table;
+  EXPECT_NE(table.find("500 ms (400 ms .. 900 ms, 3 runs)"), std::string::npos) << table;
+  EXPECT_NE(table.find("mean 4.50, max 8.00"), std::string::npos) << table;
+  EXPECT_NE(log.str().find("4 of 4"), std::string::npos) << log.str();
+}
+
+TEST(CheckCommand, TheSpreadsheetsOwnValuesWithoutSet) {
+  const fs::path folder = scratch("own");
+  CheckOptions o = tiny(folder);
+  o.ranks = "4";
+  o.json.clear();
+  std::vector<std::string> argv;
+  const Runner fake = [&](const std::vector<std::string>& a) {
+    argv = a;
+    return printing({0.25});
+  };
+  std::ostringstream out, log;
+  EXPECT_EQ(check_command(o, out, log, fake), 0);
+  EXPECT_EQ(argv, (std::vector<std::string>{"echo", "--N", "1000", "--K=10", "--ranks", "4",
+                                            "--repetitions", "3"}));
+  EXPECT_NE(out.str().find("(spreadsheet)"), std::string::npos) << out.str();
+  // P = 1 / 4 = T: E = 1.
+  EXPECT_NE(out.str().find("mean 1.00, max 1.00"), std::string::npos) << out.str();
+  EXPECT_NE(log.str().find("printed 1 time for 3 repetitions"), std::string::npos);
+}
+
+TEST(CheckCommand, TheLauncherComesFirst) {
+  const fs::path folder = scratch("launcher");
+  CheckOptions o = tiny(folder);
+  o.launcher = "sh --fake-option";  // on every PATH; never run here
+  o.ranks = "2";
+  std::vector<std::string> argv;
+  const Runner fake = [&](const std::vector<std::string>& a) {
+    argv = a;
+    return printing({1});
+  };
+  std::ostringstream out, log;
+  check_command(o, out, log, fake);
+  EXPECT_EQ(argv, (std::vector<std::string>{"sh", "--fake-option", "-n", "2", "echo", "--N", "1000",
+                                            "--K=10", "--ranks", "2", "--repetitions", "3"}));
+}
+
+TEST(CheckCommand, BadOptionsAreRefusedBeforeAnyRun) {
+  const fs::path folder = scratch("refused");
+  int runs = 0;
+  const Runner fake = [&](const std::vector<std::string>&) {
+    ++runs;
+    return printing({1});
+  };
+  std::ostringstream out, log;
+  const auto refused = [&](const std::function<void(CheckOptions&)>& change, ExitCode code,
+                           const std::vector<std::string>& parts) {
+    CheckOptions o = tiny(folder);
+    change(o);
+    expect_error([&] { check_command(o, out, log, fake); }, code, parts);
+  };
+  refused([](CheckOptions& o) { o.sets = {"N=8,M=2"}; }, ExitCode::usage,
+          {"--set", "'N=8,M=2'", "no parameter 'M'", "K, N"});
+  refused([](CheckOptions& o) { o.sets = {"N:8"}; }, ExitCode::usage, {"--set", "'N:8'"});
+  refused([](CheckOptions& o) { o.ranks = "2,0"; }, ExitCode::usage, {"--ranks", "at least 1"});
+  refused([](CheckOptions& o) { o.command.push_back("--size={SIZE}"); }, ExitCode::usage,
+          {"{SIZE}", "no value"});
+  refused(
+      [](CheckOptions& o) {
+        o.command = {"./no-such-program-here", "{N}"};
+      },
+      ExitCode::usage, {"'./no-such-program-here'", "not found"});
+  refused([](CheckOptions& o) { o.command = {"no-such-program-here"}; }, ExitCode::usage,
+          {"'no-such-program-here'", "not on the PATH"});
+  refused([](CheckOptions& o) { o.launcher = "no-such-mpiexec -x"; }, ExitCode::usage,
+          {"--launcher", "'no-such-mpiexec'", "--launcher \"\""});
+  refused([](CheckOptions& o) { o.repetitions = 0; }, ExitCode::usage, {"--repetitions"});
+  refused([](CheckOptions& o) { o.command.clear(); }, ExitCode::usage, {"no program"});
+  refused([](CheckOptions& o) { o.spreadsheet = "check/tests/absent.csv"; }, ExitCode::bad_input,
+          {"absent.csv"});
+  EXPECT_EQ(runs, 0);
+  EXPECT_FALSE(fs::exists(folder / "check.csv"));
+}
+
+TEST(CheckCommand, AFailureHalfWayKeepsThePointsBefore) {
+  const fs::path folder = scratch("half-way");
+  CheckOptions o = tiny(folder);
+  o.ranks = "1,2,4";
+  int runs = 0;
+  const Runner fails_second = [&](const std::vector<std::string>&) {
+    if (++runs < 2) return printing({0.5, 0.5, 0.5});
+    RunOutput run;
+    run.exit.code = 3;
+    run.output = "step 1\n";
+    run.tail = {"step 1", "out of memory"};
+    return run;
+  };
+  std::ostringstream out, log;
+  expect_error([&] { check_command(o, out, log, fails_second); }, ExitCode::failure,
+               {"echo --N 1000 --K=10 --ranks 2", "exit status 3 at (spreadsheet), n = 2",
+                "step 1 | out of memory", "1 point measured before is kept", "check.csv"});
+  EXPECT_EQ(runs, 2);  // nothing run after the failure
+  const std::string csv = read_file(o.csv);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 2) << csv;  // the header and n = 1
+  const nlohmann::json j = nlohmann::json::parse(read_file(o.json));
+  EXPECT_FALSE(j["complete"].get<bool>());
+  ASSERT_EQ(j["records"].size(), 1u);
+  EXPECT_EQ(j["records"][0]["n"].get<int>(), 1);
+  EXPECT_NE(j["error"].get<std::string>().find("exit status 3"), std::string::npos);
+  EXPECT_NE(out.str().find("mean 2.00"), std::string::npos) << out.str();  // P = 1, T = 0.5
+}
+
+TEST(CheckCommand, AProgramThatPrintsNoTimeFails) {
+  const fs::path folder = scratch("no-time");
+  CheckOptions o = tiny(folder);
+  const Runner silent = [](const std::vector<std::string>&) {
+    RunOutput run;
+    run.output = "hello\n";
+    run.tail = {"hello"};
+    return run;
+  };
+  std::ostringstream out, log;
+  expect_error([&] { check_command(o, out, log, silent); }, ExitCode::failure,
+               {"printed no time", "\"seconds\"", "hello", "no point was measured"});
+  const nlohmann::json j = nlohmann::json::parse(read_file(o.json));
+  EXPECT_TRUE(j["records"].empty());
+  EXPECT_FALSE(j["complete"].get<bool>());
+}
+
+TEST(CheckCommand, AnInterruptKeepsThePointsBefore) {
+  const fs::path folder = scratch("interrupt");
+  CheckOptions o = tiny(folder);
+  int runs = 0;
+  const Runner interrupted_second = [&](const std::vector<std::string>&) {
+    RunOutput run = printing({0.5});
+    run.interrupted = ++runs == 2;
+    return run;
+  };
+  std::ostringstream out, log;
+  expect_error([&] { check_command(o, out, log, interrupted_second); }, ExitCode::interrupted,
+               {"interrupted", "n = 2", "1 point measured before is kept"});
+  const nlohmann::json j = nlohmann::json::parse(read_file(o.json));
+  EXPECT_EQ(j["records"].size(), 1u);
+}
+
+// The real runner: time records are kept, every other line passed on, the exit status told.
+TEST(CheckRunner, CapturesTheTimesAndPassesTheRestOn) {
+  std::ostringstream pass;
+  const Runner runner = process_runner(pass);
+  const RunOutput ok = runner(
+      {"sh", "-c", "echo starting; echo '{\"seconds\": 0.5}'; echo warning >&2; printf 'end'"});
+  EXPECT_TRUE(ok.exit.ok());
+  EXPECT_FALSE(ok.interrupted);
+  EXPECT_EQ(seconds_in(ok.output, "sh"), std::vector<double>{0.5});
+  EXPECT_NE(pass.str().find("starting\n"), std::string::npos) << pass.str();
+  EXPECT_NE(pass.str().find("warning\n"), std::string::npos) << pass.str();
+  EXPECT_NE(pass.str().find("end\n"), std::string::npos) << pass.str();
+  EXPECT_EQ(pass.str().find("seconds"), std::string::npos) << pass.str();
+  EXPECT_EQ(ok.tail.back(), "end");
+
+  const RunOutput failed = runner({"sh", "-c", "echo broken >&2; exit 4"});
+  EXPECT_FALSE(failed.exit.ok());
+  EXPECT_EQ(failed.exit.code, 4);
+  EXPECT_EQ(failed.tail, std::vector<std::string>{"broken"});
+  EXPECT_THROW(runner({"/no/such/program"}), Error);
+}
+
+}  // namespace
+}  // namespace sonde::check
