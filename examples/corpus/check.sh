@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Checks the validation corpus (and the heat example's resource spreadsheet) against a profile:
+# `sonde check` at 1 and 2 ranks, 5 repetitions each, at each spreadsheet's own sizes.
+#   bash examples/corpus/check.sh PROFILE [RECORDS FOLDER] [BUILD FOLDER]
+# Records go to <records>/<program>.csv and .json (default examples/corpus/records/<machine>/).
+# The programs run on this machine; PROFILE may be another machine's (a prediction across machines).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+profile=${1:?usage: check.sh PROFILE [RECORDS FOLDER] [BUILD FOLDER]}
+machine=$(basename "$profile" .yaml)
+records=${2:-examples/corpus/records/$machine}
+build=${3:-build/release}
+source scripts/mpi-env.sh
+mkdir -p "$records"
+status=0
+check() {
+  local name=$1 spreadsheet=$2
+  shift 2
+  echo "== $name on $profile" >&2
+  "$build/bin/sonde" check "$spreadsheet" --machine "$profile" --ranks 1,2 --repetitions 5 \
+      --csv "$records/$name.csv" --json "$records/$name.json" -- "$@" || status=1
+}
+bin=$build/bin
+r=(--repetitions '{repetitions}')
+check stream examples/corpus/stream/stream.csv "$bin/sonde-example-stream" --N '{N}' --K '{K}' "${r[@]}"
+check stencil examples/corpus/stencil/stencil.csv "$bin/sonde-example-stencil" --N '{N}' --K '{K}' \
+    "${r[@]}"
+check cg examples/corpus/cg/cg.csv "$bin/sonde-example-cg" --N '{N}' --K '{K}' "${r[@]}"
+check transpose examples/corpus/transpose/transpose.csv "$bin/sonde-example-transpose" --N '{N}' \
+    --K '{K}' "${r[@]}"
+check matmul examples/corpus/matmul/matmul.csv "$bin/sonde-example-matmul" --N '{N}' --BS '{BS}' \
+    --K '{K}' "${r[@]}"
+check random_update examples/corpus/random_update/random_update.csv \
+    "$bin/sonde-example-random_update" --T '{T}' --K '{K}' "${r[@]}"
+check heat examples/heat/heat-resources.csv "$bin/sonde-example-heat" --points '{N}' \
+    --steps '{K}' "${r[@]}"
+exit $status
