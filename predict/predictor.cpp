@@ -396,6 +396,41 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
     }
   }
 
+  // Loads and stores at L1 (Treibig and Hager's (2010) ECM model): a core's load and store
+  // instructions take the L1 read and write bandwidth one thread measured, and that time does not
+  // overlap with the transfers from beyond L1; with the working set in L1 it is the whole transfer.
+  Span in_core;
+  const bool l1_given = c.load_bytes || c.store_bytes;
+  if (l1_given) {
+    if (target_.memory.empty() || !private_level(target_.memory.front())) {
+      throw input_error(target_path_, "memory: no L1 level; " + where + " gives loads and stores");
+    }
+    const profile::MemoryLevel& l1 = target_.memory.front();
+    const auto add = [&](const std::optional<Expression>& bytes, const char* kernel,
+                         const char* what) {
+      if (!bytes) return;
+      const auto it = l1.bandwidth.find(std::string(kernel) + "/1");
+      if (it == l1.bandwidth.end()) {
+        throw input_error(target_path_, fmt::format("memory.{}.bandwidth.{}/1: absent; {} gives {}",
+                                                    l1.name, kernel, where, what));
+      }
+      const double moved = value_at(*bytes, what) * share;
+      const Span rate = span(it->second);
+      in_core.value += moved / rate.value;
+      in_core.low += moved / rate.high;
+      in_core.high += moved / rate.low;
+    };
+    add(c.load_bytes, "read", "loads");
+    add(c.store_bytes, "write", "stores");
+    if (level == nullptr || level == &target_.memory.front()) {
+      memory = in_core;
+      memory_bound = fmt::format("{} loads and stores", l1.name);
+    } else {
+      memory = {in_core.value + memory.value, in_core.low + memory.low, in_core.high + memory.high};
+      memory_bound = fmt::format("{} loads and stores + {}", l1.name, memory_bound);
+    }
+  }
+
   // Dependent random accesses: each waits for the previous, at the level's latency.
   Span random;
   if (c.random_accesses) {

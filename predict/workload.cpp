@@ -57,6 +57,8 @@ const std::map<std::string, std::map<std::string, double>>& units() {
        {{"flop/s", 1}, {"kflop/s", 1e3}, {"Mflop/s", 1e6}, {"Gflop/s", 1e9}, {"Tflop/s", 1e12}}},
       {"bytes", byte_units()},
       {"traffic", byte_units()},
+      {"loads", byte_units()},
+      {"stores", byte_units()},
       {"working set", byte_units()}};
   return table;
 }
@@ -116,9 +118,10 @@ Column parse_header(const std::string& raw, const std::string& where) {
   const bool operation_count = kernel_column("ops.") || kernel_column("chain.");
   if (!quantity && !operation_count &&
       std::find(kPlainColumns.begin(), kPlainColumns.end(), name) == kPlainColumns.end()) {
-    throw input_error(where, fmt::format("unknown column {}; expected {}, work, time, rate, bytes, "
-                                         "traffic, working set, ops.<kernel>, chain.<kernel>",
-                                         shown(header), fmt::join(kPlainColumns, ", ")));
+    throw input_error(
+        where, fmt::format("unknown column {}; expected {}, work, time, rate, bytes, "
+                           "traffic, loads, stores, working set, ops.<kernel>, chain.<kernel>",
+                           shown(header), fmt::join(kPlainColumns, ", ")));
   }
   return column;
 }
@@ -438,6 +441,8 @@ Workload parse_workload(const std::string& text, const std::string& file,
       if (reader.has("working set")) {
         c.working_set_bytes = reader.expression("working set", kind, true);
       }
+      if (reader.has("loads")) c.load_bytes = reader.expression("loads", kind, true);
+      if (reader.has("stores")) c.store_bytes = reader.expression("stores", kind, true);
       if (reader.has("random accesses")) {
         c.random_accesses = reader.expression("random accesses", kind, true);
       }
@@ -454,11 +459,13 @@ Workload parse_workload(const std::string& text, const std::string& file,
                             "an access kind needs the traffic it describes (a 'traffic' value)");
         }
       }
-      const bool resources = c.traffic_bytes || c.random_accesses || !c.chains.empty();
+      const bool resources = c.traffic_bytes || c.random_accesses || !c.chains.empty() ||
+                             c.load_bytes || c.store_bytes;
       if (resources && (c.time_seconds || c.rate_flop_per_second)) {
         throw input_error(reader.cell(c.time_seconds ? "time" : "rate").where(),
                           "a component is costed from its measured time or rate, or from the "
-                          "resources it uses (traffic, random accesses, chain.<kernel>), not both");
+                          "resources it uses (traffic, loads, stores, random accesses, "
+                          "chain.<kernel>), not both");
       }
       if (c.working_set_bytes && !c.traffic_bytes && !c.random_accesses) {
         throw input_error(reader.cell("working set").where(),
@@ -471,7 +478,7 @@ Workload parse_workload(const std::string& text, const std::string& file,
                           "component '" + name +
                               "' needs a time [s], a rate [flop/s], work [flop] (at the peak "
                               "rate), operation counts (ops.<kernel>, chain.<kernel>), traffic "
-                              "[B] or random accesses");
+                              "[B], loads [B], stores [B] or random accesses");
       }
       w.components.push_back(std::move(c));
       continue;

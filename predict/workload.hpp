@@ -90,6 +90,11 @@ struct Component {
   std::string access = "triad";
   std::optional<Expression> working_set_bytes;
   std::optional<Expression> random_accesses;
+  // Bytes its load and store instructions move between registers and L1 (every access, hits
+  // included): the in-core part of the ECM model (Treibig and Hager (2010)), which does not
+  // overlap with the transfers from beyond L1.
+  std::optional<Expression> load_bytes;
+  std::optional<Expression> store_bytes;
 };
 
 struct Operation {

@@ -40,6 +40,8 @@ profile::Profile made_up_node() {
   l1.name = "L1d";
   l1.capacity_bytes = 32768;
   l1.bandwidth["triad/1"] = q(400e9, "B/s");
+  l1.bandwidth["read/1"] = q(256e9, "B/s");
+  l1.bandwidth["write/1"] = q(128e9, "B/s");
   l2.name = "L2";
   l2.capacity_bytes = 1048576;
   l2.latency = q(4e-9, "s");
@@ -158,6 +160,22 @@ TEST(CostModel, RandomAccessesWaitForTheirLevelsLatency) {
   const Point l2 = predictor(header + "component,chase,1e5,5e5,1\n").at(1, Scheme::full_overhead);
   EXPECT_NEAR(l2.total, 0.4e-3, 1e-12);
   EXPECT_EQ(l2.costs[0].bound, "L2 latency (dependent random accesses)");
+}
+
+TEST(CostModel, LoadsAndStoresAtL1AddToTheTransfersFromBeyond) {
+  // Treibig and Hager's ECM: 4 GB loaded and 1 GB stored by instructions take 4e9 / 256e9 + 1e9 /
+  // 128e9 = 23.4375 ms of L1 time, which does not overlap with the 2 GB of traffic from DRAM (a
+  // 1 GB working set) at 20 GB/s, 100 ms: 123.4375 ms. With the working set in L1 the L1 time is
+  // the whole transfer: 23.4375 ms.
+  const std::string header = "kind,name,traffic [B],loads [GB],stores [GB],working set [B],dop\n";
+  const Point dram =
+      predictor(header + "component,sweep,2e9,4,1,1e9,1\n").at(1, Scheme::full_overhead);
+  EXPECT_NEAR(dram.total, 123.4375e-3, 1e-12);
+  EXPECT_EQ(dram.costs[0].bound, "L1d loads and stores + DRAM bandwidth (triad, 1 sharing)");
+  const Point l1 =
+      predictor(header + "component,sweep,2e9,4,1,1000,1\n").at(1, Scheme::full_overhead);
+  EXPECT_NEAR(l1.total, 23.4375e-3, 1e-12);
+  EXPECT_EQ(l1.costs[0].bound, "L1d loads and stores");
 }
 
 TEST(CostModel, AKernelTheProfileLacksIsNamed) {
