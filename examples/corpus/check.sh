@@ -3,12 +3,17 @@
 # `sonde check` at 1 and 2 ranks, 5 repetitions each, at each spreadsheet's own sizes.
 #   bash examples/corpus/check.sh PROFILE [RECORDS FOLDER] [BUILD FOLDER]
 # Records go to <records>/<program>.csv and .json (default examples/corpus/records/<machine>/).
+# SONDE_SHEETS=v2 checks the second spreadsheets (<program>-v2.csv, with loads and stores), into
+# examples/corpus/records/<machine>/v2/ by default.
 # The programs run on this machine; PROFILE may be another machine's (a prediction across machines).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 profile=${1:?usage: check.sh PROFILE [RECORDS FOLDER] [BUILD FOLDER]}
 machine=$(basename "$profile" .yaml)
-records=${2:-examples/corpus/records/$machine}
+sheets=${SONDE_SHEETS:-v1}
+suffix=""
+[[ "$sheets" == v1 ]] || suffix="-$sheets"
+records=${2:-examples/corpus/records/$machine${suffix:+/$sheets}}
 build=${3:-build/release}
 source scripts/mpi-env.sh
 mkdir -p "$records"
@@ -22,16 +27,16 @@ check() {
 }
 bin=$build/bin
 r=(--repetitions '{repetitions}')
-check stream examples/corpus/stream/stream.csv "$bin/sonde-example-stream" --N '{N}' --K '{K}' "${r[@]}"
-check stencil examples/corpus/stencil/stencil.csv "$bin/sonde-example-stencil" --N '{N}' --K '{K}' \
+check stream examples/corpus/stream/stream$suffix.csv "$bin/sonde-example-stream" --N '{N}' --K '{K}' "${r[@]}"
+check stencil examples/corpus/stencil/stencil$suffix.csv "$bin/sonde-example-stencil" --N '{N}' --K '{K}' \
     "${r[@]}"
-check cg examples/corpus/cg/cg.csv "$bin/sonde-example-cg" --N '{N}' --K '{K}' "${r[@]}"
-check transpose examples/corpus/transpose/transpose.csv "$bin/sonde-example-transpose" --N '{N}' \
+check cg examples/corpus/cg/cg$suffix.csv "$bin/sonde-example-cg" --N '{N}' --K '{K}' "${r[@]}"
+check transpose examples/corpus/transpose/transpose$suffix.csv "$bin/sonde-example-transpose" --N '{N}' \
     --K '{K}' "${r[@]}"
-check matmul examples/corpus/matmul/matmul.csv "$bin/sonde-example-matmul" --N '{N}' --BS '{BS}' \
+check matmul examples/corpus/matmul/matmul$suffix.csv "$bin/sonde-example-matmul" --N '{N}' --BS '{BS}' \
     --K '{K}' "${r[@]}"
-check random_update examples/corpus/random_update/random_update.csv \
+check random_update examples/corpus/random_update/random_update$suffix.csv \
     "$bin/sonde-example-random_update" --T '{T}' --K '{K}' "${r[@]}"
-check heat examples/heat/heat-resources.csv "$bin/sonde-example-heat" --points '{N}' \
+check heat examples/heat/heat-resources$suffix.csv "$bin/sonde-example-heat" --points '{N}' \
     --steps '{K}' "${r[@]}"
 exit $status

@@ -164,16 +164,24 @@ TEST(CostModel, RandomAccessesWaitForTheirLevelsLatency) {
 
 TEST(CostModel, LoadsAndStoresAtL1AddToTheTransfersFromBeyond) {
   // Treibig and Hager's ECM: 4 GB loaded and 1 GB stored by instructions take 4e9 / 256e9 + 1e9 /
-  // 128e9 = 23.4375 ms of L1 time, which does not overlap with the 2 GB of traffic from DRAM (a
-  // 1 GB working set) at 20 GB/s, 100 ms: 123.4375 ms. With the working set in L1 the L1 time is
-  // the whole transfer: 23.4375 ms.
+  // 128e9 = 23.4375 ms of L1 time, which does not overlap with the transfers from DRAM (a 1 GB
+  // working set). 2.4 GB of triad traffic took the triad kernel 2.4e9 / 20e9 = 120 ms, of which
+  // its own L1 loads and stores (1.6 GB and 0.8 GB) were 1.6e9 / 256e9 + 0.8e9 / 128e9 = 12.5
+  // ms: the transfers are 107.5 ms, and the component 107.5 + 23.4375 = 130.9375 ms.
   const std::string header = "kind,name,traffic [B],loads [GB],stores [GB],working set [B],dop\n";
   const Point dram =
-      predictor(header + "component,sweep,2e9,4,1,1e9,1\n").at(1, Scheme::full_overhead);
-  EXPECT_NEAR(dram.total, 123.4375e-3, 1e-12);
+      predictor(header + "component,sweep,2.4e9,4,1,1e9,1\n").at(1, Scheme::full_overhead);
+  EXPECT_NEAR(dram.total, 130.9375e-3, 1e-12);
   EXPECT_EQ(dram.costs[0].bound, "L1d loads and stores + DRAM bandwidth (triad, 1 sharing)");
+  // A loop that is the triad kernel (1.6 GB loaded, 0.8 GB stored per 2.4 GB of traffic) is
+  // costed as the kernel measured it: 120 ms.
+  EXPECT_NEAR(predictor(header + "component,triad,2.4e9,1.6,0.8,1e9,1\n")
+                  .at(1, Scheme::full_overhead)
+                  .total,
+              120e-3, 1e-12);
+  // With the working set in L1 the L1 time is the whole transfer: 23.4375 ms.
   const Point l1 =
-      predictor(header + "component,sweep,2e9,4,1,1000,1\n").at(1, Scheme::full_overhead);
+      predictor(header + "component,sweep,2.4e9,4,1,1000,1\n").at(1, Scheme::full_overhead);
   EXPECT_NEAR(l1.total, 23.4375e-3, 1e-12);
   EXPECT_EQ(l1.costs[0].bound, "L1d loads and stores");
 }
