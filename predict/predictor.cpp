@@ -221,6 +221,7 @@ Predictor::Predictor(Workload workload, profile::Profile target, std::string tar
     // path's definition, not a machine of 2^40 processes.
     s.t_inf += t1_[i] * slowest_share(c, std::min(dop, kUnrestricted));
     s.n_max = std::max(s.n_max, dop);
+    s.unbounded_parallelism = s.unbounded_parallelism || dop >= kUnrestricted;
   }
   // Every rate and the theoretical scheme divide by these: a spreadsheet without work or time
   // is refused rather than predicted as infinities.
@@ -700,10 +701,17 @@ std::string Predictor::expression() const {
 std::vector<std::string> Predictor::grain_advice(double n) const {
   std::vector<std::string> advice;
   const Summary& s = summary_;
-  advice.push_back(fmt::format(
-      "average parallelism T1/T_inf = {:.0f}: use at most about {:.0f} nodes (twice the average "
-      "parallelism gives at most 50% efficiency)",
-      s.average_parallelism, 2 * s.average_parallelism));
+  if (s.unbounded_parallelism) {
+    advice.push_back(
+        "the degree of parallelism grows with n (DOP = n): the average parallelism sets no limit "
+        "on "
+        "the number of nodes; the overheads do");
+  } else {
+    advice.push_back(fmt::format(
+        "average parallelism T1/T_inf = {:.0f}: use at most about {:.0f} nodes (twice the average "
+        "parallelism gives at most 50% efficiency)",
+        s.average_parallelism, 2 * s.average_parallelism));
+  }
   if (!s.sccr) return advice;
   advice.push_back(
       fmt::format("SCCR = P_peak t0 = {:.0f} flops: one message costs as much as "

@@ -84,8 +84,11 @@ struct Summary {
   double p_inf = 0;                // P_inf = W / T_inf
   double average_parallelism = 0;  // T_1 / T_inf
   double p1 = 0;                   // W / T_1
-  std::optional<double> peak;      // P_peak of one node (one process), flop/s
-  std::optional<double> sccr;      // P_peak t0, flops per 0-byte message
+  // A component's degree of parallelism grows with n without bound (DOP = n): N_max, the average
+  // parallelism and P_inf are then limits, not figures to plan with.
+  bool unbounded_parallelism = false;
+  std::optional<double> peak;  // P_peak of one node (one process), flop/s
+  std::optional<double> sccr;  // P_peak t0, flops per 0-byte message
   std::vector<ComponentTime> components;
 };
 

@@ -112,9 +112,15 @@ std::string format_prediction(const Predictor& predictor, const std::vector<doub
   out += fmt::format("  workload W                {}\n", flops(s.work_flop));
   out += fmt::format("  sequential time T_1       {}\n", format_seconds(s.t1));
   out += fmt::format("  critical path T_inf       {}\n", format_seconds(s.t_inf));
-  out += fmt::format("  maximal parallelism N_max {:.0f}\n", s.n_max);
-  out += fmt::format("  average parallelism       {:.1f}\n", s.average_parallelism);
-  out += fmt::format("  maximal performance P_inf {}/s\n", flops(s.p_inf));
+  if (s.unbounded_parallelism) {
+    out += "  maximal parallelism N_max unbounded (DOP grows with n)\n";
+    out += "  average parallelism       unbounded\n";
+    out += "  maximal performance P_inf unbounded\n";
+  } else {
+    out += fmt::format("  maximal parallelism N_max {:.0f}\n", s.n_max);
+    out += fmt::format("  average parallelism       {:.1f}\n", s.average_parallelism);
+    out += fmt::format("  maximal performance P_inf {}/s\n", flops(s.p_inf));
+  }
   if (s.peak) out += fmt::format("  node peak P_peak          {}/s\n", flops(*s.peak));
   if (s.sccr) out += fmt::format("  SCCR = P_peak t0          {:.0f} flops per message\n", *s.sccr);
 

@@ -22,10 +22,10 @@ for preset in release asan; do
 done
 
 # A short fuzzing pass over every reader of user input (scripts/fuzz.sh, docs/fuzzing.md): the
-# fuzz build (clang, the readers only), their kept inputs as tests, then 10 s per reader; about
-# 3 minutes on 2 cores, most of it the build. Skipped with a message where clang's libFuzzer is
+# fuzz build (clang, the readers only), their kept inputs as tests, then 5 s per reader; about
+# 2 1/2 minutes on 2 cores, most of it the build. Skipped with a message where clang's libFuzzer is
 # missing; SONDE_FUZZ_SECONDS=0 leaves it out.
-fuzz_seconds=${SONDE_FUZZ_SECONDS:-10}
+fuzz_seconds=${SONDE_FUZZ_SECONDS:-5}
 if [[ "$fuzz_seconds" != 0 ]]; then
   scripts/fuzz.sh "$fuzz_seconds"
 fi

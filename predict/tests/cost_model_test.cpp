@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "predict/predictor.hpp"
@@ -184,6 +185,15 @@ TEST(CostModel, LoadsAndStoresAtL1AddToTheTransfersFromBeyond) {
       predictor(header + "component,sweep,2.4e9,4,1,1000,1\n").at(1, Scheme::full_overhead);
   EXPECT_NEAR(l1.total, 23.4375e-3, 1e-12);
   EXPECT_EQ(l1.costs[0].bound, "L1d loads and stores");
+}
+
+TEST(CostModel, ADegreeOfParallelismOfNIsUnboundedNotANumber) {
+  const Predictor p = predictor(triad("2e6", "10", "n"));
+  EXPECT_TRUE(p.summary().unbounded_parallelism);
+  const std::vector<std::string> advice = p.grain_advice(2);
+  ASSERT_FALSE(advice.empty());
+  EXPECT_NE(advice[0].find("grows with n"), std::string::npos) << advice[0];
+  EXPECT_FALSE(predictor(triad("2e6", "10", "1")).summary().unbounded_parallelism);
 }
 
 TEST(CostModel, AKernelTheProfileLacksIsNamed) {
