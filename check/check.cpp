@@ -17,6 +17,7 @@
 #include "core/atomic_file.hpp"
 #include "core/csv_table.hpp"
 #include "core/error.hpp"
+#include "core/host.hpp"
 #include "core/units.hpp"
 #include "counters/counter_model.hpp"
 #include "predict/workload.hpp"
@@ -26,21 +27,6 @@ namespace sonde::check {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string host_name() {
-  std::array<char, 256> name{};
-  if (::gethostname(name.data(), name.size() - 1) != 0) return "unknown-host";
-  return name.data();
-}
-
-std::string utc_now() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  ::gmtime_r(&now, &utc);
-  std::array<char, 32> text{};
-  std::strftime(text.data(), text.size(), "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text.data();
-}
 
 bool is_name_character(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
@@ -601,7 +587,7 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log,
     }
     r.measured = summarize(seconds);
     compare(r);
-    r.date = utc_now();
+    r.date = utc_timestamp();
     done.push_back(r);
     write(i + 1 == planned.size(), "");
   }

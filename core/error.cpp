@@ -181,7 +181,8 @@ std::string notes_text(const std::vector<std::string>& notes) {
 Error::Error(ExitCode code, std::string where, const std::string& what)
     : std::runtime_error(visible(where.empty() ? what : where + ": " + what)),
       code_(code),
-      where_(std::move(where)) {}
+      where_(std::move(where)),
+      problem_(what) {}
 
 Error usage_error(std::string option, const std::string& what) {
   return Error(ExitCode::usage, std::move(option), what);

@@ -25,10 +25,13 @@ class Error : public std::runtime_error {
 
   ExitCode code() const { return code_; }
   const std::string& where() const { return where_; }
+  // The problem alone, without the place: for a caller that names the place better.
+  const std::string& problem() const { return problem_; }
 
  private:
   ExitCode code_;
   std::string where_;
+  std::string problem_;
 };
 
 // Shorthands for the common kinds.

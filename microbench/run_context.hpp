@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "core/host.hpp"
 #include "microbench/clock.hpp"
 #include "microbench/topology.hpp"
 
 namespace sonde::microbench {
 
-std::string host_name();
-// "2026-11-21T14:05:09Z"
-std::string utc_timestamp();
+using sonde::host_name;      // core/host.hpp
+using sonde::utc_timestamp;  // "2026-11-21T14:05:09Z"
 // A name safe for a folder: letters, digits, '.', '_' and '-'; anything else becomes '-'.
 std::string folder_safe(const std::string& name);
 

@@ -537,11 +537,8 @@ Predictor::Cost Predictor::operation_cost(std::size_t index, double n) const {
   try {
     estimate = collectives_[index]->estimate(n, bytes);
   } catch (const Error& e) {
-    // The profile's message without its placeholder place: the operation is named here.
-    std::string why = e.what();
-    if (why.rfind(e.where() + ": ", 0) == 0) why = why.substr(e.where().size() + 2);
     throw input_error(target_path_, fmt::format("collectives.{}: {}; row {} needs it at n = {}",
-                                                o.operation, why, o.row.where(), n));
+                                                o.operation, e.problem(), o.row.where(), n));
   }
   cost.seconds = count * estimate.seconds;
   cost.range = estimate.range ? Range{count * estimate.range->low, count * estimate.range->high}
