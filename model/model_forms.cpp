@@ -148,6 +148,8 @@ double mean(const std::vector<double>& v) {
   return v.empty() ? std::numeric_limits<double>::infinity() : sum / static_cast<double>(v.size());
 }
 
+}  // namespace
+
 // Whether `simpler` is worse than `best` beyond the noise: a one-sided paired test at 95% on the
 // points' squared left-out relative errors (their mean difference above 1.645 standard errors),
 // and a difference above `tolerance` of the best score. With five points the test is weak: a form
@@ -171,8 +173,6 @@ bool significantly_worse(const std::vector<double>& simpler, const std::vector<d
   const double standard_error = std::sqrt(std::max(variance, 0.0) / static_cast<double>(n));
   return m > kOneSided95 * standard_error && m > tolerance * mean(best);
 }
-
-}  // namespace
 
 double cross_validated_error(const Form& form, const std::vector<double>& x,
                              const std::vector<double>& y) {

@@ -57,6 +57,12 @@ FormChoice select_form(const std::vector<double>& x, const std::vector<double>& 
                        const std::string& what, double tolerance = 0.0,
                        const std::vector<Form>& candidates = candidate_forms());
 
+// Whether a model whose points' squared left-out relative errors are `simpler` is worse than the
+// one with `best` beyond the noise: the test select_form chooses by (and the two-parameter
+// modeller too).
+bool significantly_worse(const std::vector<double>& simpler, const std::vector<double>& best,
+                         double tolerance);
+
 // One given form, fitted (for a profile that fixes the form).
 FormChoice fit_form(const Form& form, const std::vector<double>& x, const std::vector<double>& y,
                     const std::string& what);
