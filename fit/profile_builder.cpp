@@ -17,6 +17,7 @@
 #include "fit/hockney.hpp"
 #include "fit/memory_levels.hpp"
 #include "model/bootstrap.hpp"
+#include "model/two_parameter.hpp"
 
 namespace sonde::fit {
 
@@ -89,6 +90,71 @@ profile::Formula to_formula(const FormChoice& choice, const std::string& unit,
     f.terms.push_back(term);
   }
   return f;
+}
+
+// A collective's time as one model in ranks n and message size m (Calotoiu et al. (2016)), from
+// every measured point with m > 0 (a logarithm of m is among the hypotheses), with bootstrap
+// intervals. Absent, with the reason in `not_fitted`, where the points cannot choose one: fewer
+// than three communicator sizes or message sizes.
+std::optional<profile::TwoParameterFormula> ranks_and_bytes_model(
+    const std::string& op, const std::vector<profile::CollectiveMeasurement>& measurements,
+    const std::vector<std::string>& sources, std::vector<std::string>& not_fitted) {
+  std::vector<double> n, m, t;
+  for (const profile::CollectiveMeasurement& point : measurements) {
+    if (point.bytes <= 0) continue;
+    n.push_back(static_cast<double>(point.ranks)), m.push_back(point.bytes);
+    t.push_back(point.time.value);
+  }
+  const std::size_t ranks = std::set<double>(n.begin(), n.end()).size();
+  const std::size_t sizes = std::set<double>(m.begin(), m.end()).size();
+  if (ranks < 3 || sizes < 3) {
+    // Fewer than three communicator sizes is said once for all collectives, above.
+    if (ranks >= 3) {
+      not_fitted.push_back(fmt::format(
+          "collectives.{}.ranks_and_bytes: {} communicator size(s) and {} message size(s) above "
+          "0 B; a model in both needs three or more of each",
+          op, ranks, sizes));
+    }
+    return std::nullopt;
+  }
+  const std::string what = fmt::format("collectives.{}.ranks_and_bytes", op);
+  try {
+    const model::TwoParameterModel chosen =
+        model::select_two_parameter_model(n, m, t, what, {"n", "m"});
+    profile::TwoParameterFormula f;
+    f.unit = "s";
+    f.origin = Origin::fitted;
+    f.sources = sources;
+    f.quality = FitQuality{chosen.mean_relative_error, chosen.max_relative_error, t.size()};
+    f.note = fmt::format(
+        "chosen among {} hypotheses in n and m by leave-one-out cross-validation (RMS relative "
+        "error {:.3g}); Calotoiu et al. (2016)",
+        chosen.hypotheses, std::sqrt(chosen.cv_error));
+    std::vector<Interval> intervals;
+    try {
+      BootstrapOptions options;
+      options.resamples = 100;
+      BootstrapReport report;
+      for (const auto& i : model::two_parameter_intervals(chosen, n, m, t, options, &report)) {
+        intervals.push_back(Interval{i.low, i.high, i.level});
+      }
+      f.note += report.note();
+    } catch (const Error& e) {
+      f.note += fmt::format("; no bootstrap interval: {}", e.what());
+    }
+    for (std::size_t j = 0; j < chosen.form.terms.size(); ++j) {
+      const model::Shape& a = model::shape_library()[chosen.form.terms[j].first];
+      const model::Shape& b = model::shape_library()[chosen.form.terms[j].second];
+      profile::TwoParameterTerm term{
+          chosen.coefficients[j], a.exponent, a.log_power, b.exponent, b.log_power, std::nullopt};
+      if (j < intervals.size()) term.interval = intervals[j];
+      f.terms.push_back(term);
+    }
+    return f;
+  } catch (const Error& e) {
+    not_fitted.push_back(fmt::format("{}: {}", what, e.what()));
+    return std::nullopt;
+  }
 }
 
 // A key of the run context that a fit needs, strictly: an input Error naming the suite's
@@ -466,6 +532,7 @@ void add_mpi(const RunRecords& run, profile::Profile& p) {
     for (const auto& [op, list] : measurements) {
       profile::Collective c;
       c.measurements = list;
+      c.ranks_and_bytes = ranks_and_bytes_model(op, list, sources[op], p.not_fitted);
       p.collectives[op] = c;
     }
     return;
@@ -473,6 +540,7 @@ void add_mpi(const RunRecords& run, profile::Profile& p) {
   for (const auto& [op, list] : points) {
     profile::Collective c;
     c.measurements = measurements[op];
+    c.ranks_and_bytes = ranks_and_bytes_model(op, c.measurements, sources[op], p.not_fitted);
     std::set<double> ranks;
     for (const CollectivePoint& point : list) ranks.insert(point.ranks);
     try {

@@ -83,6 +83,51 @@ std::string Formula::text(double scale) const {
   return out;
 }
 
+namespace {
+
+double shape_value(double x, double exponent, int log_power) {
+  double value = exponent == 0 ? 1.0 : std::pow(x, exponent);
+  for (int j = 0; j < log_power; ++j) value *= std::log2(x);
+  return value;
+}
+
+std::string shape_text(const std::string& variable, double exponent, int log_power) {
+  std::string power = exponent == 0   ? ""
+                      : exponent == 1 ? variable
+                                      : variable + "^" + significant(exponent);
+  std::string logarithm = log_power == 0   ? ""
+                          : log_power == 1 ? "log " + variable
+                                           : fmt::format("log^{} {}", log_power, variable);
+  if (power.empty()) return logarithm;
+  return logarithm.empty() ? power : power + " " + logarithm;
+}
+
+}  // namespace
+
+double TwoParameterFormula::operator()(double n, double m) const {
+  double sum = 0;
+  for (const TwoParameterTerm& t : terms) {
+    sum += t.coefficient * shape_value(n, t.ranks_exponent, t.ranks_log) *
+           shape_value(m, t.bytes_exponent, t.bytes_log);
+  }
+  return sum;
+}
+
+std::string TwoParameterFormula::text(double scale) const {
+  if (terms.empty()) return "0";
+  std::string out;
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    const TwoParameterTerm& t = terms[i];
+    const double c = t.coefficient * scale;
+    if (i > 0) out += c < 0 ? " - " : " + ";
+    const std::string ranks = shape_text("n", t.ranks_exponent, t.ranks_log);
+    const std::string bytes = shape_text("m", t.bytes_exponent, t.bytes_log);
+    std::string variable = bytes.empty() ? ranks : ranks.empty() ? bytes : bytes + " " + ranks;
+    out += significant(i == 0 ? c : std::abs(c)) + (variable.empty() ? "" : " " + variable);
+  }
+  return out;
+}
+
 double PointToPoint::seconds(double bytes) const {
   if (segments.empty()) throw input_error("point_to_point", "has no segments");
   const HockneySegment* best = &segments.front();

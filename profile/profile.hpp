@@ -174,6 +174,35 @@ struct CollectiveMeasurement {
   bool operator==(const CollectiveMeasurement&) const = default;
 };
 
+// One term of a model in ranks n and message size m: coefficient * n^a log2(n)^b * m^c log2(m)^d.
+struct TwoParameterTerm {
+  double coefficient = 0;
+  double ranks_exponent = 0;  // a
+  int ranks_log = 0;          // b
+  double bytes_exponent = 0;  // c
+  int bytes_log = 0;          // d
+  std::optional<Interval> interval;
+  bool operator==(const TwoParameterTerm&) const = default;
+};
+
+// t(n, m) as one model in both parameters (Calotoiu et al. (2016), Extra-P's multi-parameter
+// models): chosen among additive and multiplicative combinations of one-parameter terms by
+// cross-validation over every measured point, beside the forms of Xu and Hwang (1995) that are
+// fitted in m at each n first and in n after.
+struct TwoParameterFormula {
+  std::string unit;  // "s"
+  std::vector<TwoParameterTerm> terms;
+  Origin origin = Origin::fitted;
+  std::optional<FitQuality> quality;
+  std::vector<std::string> sources;
+  std::string note;
+  bool operator==(const TwoParameterFormula&) const = default;
+
+  double operator()(double n, double m) const;
+  // "2.1 + 0.34 log n + 0.0001 m" with values scaled by `scale`, three significant digits.
+  std::string text(double scale = 1.0) const;
+};
+
 // What a collective costs at n ranks and m bytes, and how that figure was reached: from the forms
 // in n, or from the measured points at this n.
 struct CollectiveEstimate {
@@ -188,9 +217,10 @@ struct CollectiveEstimate {
 struct Collective {
   Formula t0;  // no terms: no form in n was fitted
   std::optional<Formula> seconds_per_byte;
-  std::optional<double> message_bytes;              // the size a size-free form was measured at
-  std::vector<std::uint64_t> ranks;                 // the communicator sizes it was fitted on
-  std::vector<CollectiveMeasurement> measurements;  // every measured point, fitted or not
+  std::optional<double> message_bytes;                 // the size a size-free form was measured at
+  std::vector<std::uint64_t> ranks;                    // the communicator sizes it was fitted on
+  std::vector<CollectiveMeasurement> measurements;     // every measured point, fitted or not
+  std::optional<TwoParameterFormula> ranks_and_bytes;  // t(n, m) in one model, where fitted
   bool operator==(const Collective&) const = default;
 
   bool has_forms() const { return !t0.terms.empty(); }

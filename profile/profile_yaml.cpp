@@ -418,8 +418,54 @@ PointToPoint read_point_to_point(const Reader& r, const YAML::Node& node) {
   return p;
 }
 
+// A term's shape in one parameter: [exponent, power of the logarithm], e.g. [1, 1] for n log n.
+void read_shape(const Reader& r, const YAML::Node& node, const std::string& path, double& exponent,
+                int& log_power) {
+  if (!node.IsSequence() || node.size() != 2) {
+    r.fail(node, path, "expected [exponent, power of log2], e.g. [0, 1] for log n");
+  }
+  exponent = r.number(node[0], path + "[0]");
+  const double log = r.number(node[1], path + "[1]");
+  if (log < 0 || log > 3 || log != static_cast<double>(static_cast<int>(log))) {
+    r.fail(node[1], path + "[1]", "expected a whole power of log2 from 0 to 3");
+  }
+  log_power = static_cast<int>(log);
+  if (exponent < 0 || exponent > 4) r.fail(node[0], path + "[0]", "expected an exponent 0 to 4");
+}
+
+TwoParameterFormula read_two_parameter(const Reader& r, const YAML::Node& node,
+                                       const std::string& path) {
+  r.map(node, path, {"unit", "terms", "origin", "quality", "sources", "note"},
+        {"unit", "terms", "origin"});
+  TwoParameterFormula f;
+  f.unit = r.text(node["unit"], path + ".unit");
+  if (f.unit != "s") r.fail(node["unit"], path + ".unit", "expected 's', found '" + f.unit + "'");
+  const YAML::Node& terms = node["terms"];
+  if (!terms.IsSequence() || terms.size() == 0) {
+    r.fail(terms, path + ".terms", "expected a list of one or more terms");
+  }
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    const std::string at = fmt::format("{}.terms[{}]", path, i);
+    r.map(terms[i], at, {"ranks", "bytes", "coefficient", "interval"}, {"coefficient"});
+    TwoParameterTerm t;
+    t.coefficient = r.number(terms[i]["coefficient"], at + ".coefficient");
+    if (terms[i]["ranks"])
+      read_shape(r, terms[i]["ranks"], at + ".ranks", t.ranks_exponent, t.ranks_log);
+    if (terms[i]["bytes"])
+      read_shape(r, terms[i]["bytes"], at + ".bytes", t.bytes_exponent, t.bytes_log);
+    if (terms[i]["interval"]) t.interval = r.interval(terms[i]["interval"], at + ".interval", true);
+    f.terms.push_back(t);
+  }
+  f.origin = r.origin(node["origin"], path + ".origin");
+  if (node["quality"]) f.quality = r.quality(node["quality"], path + ".quality");
+  if (node["sources"]) f.sources = r.texts(node["sources"], path + ".sources");
+  if (node["note"]) f.note = r.text(node["note"], path + ".note");
+  return f;
+}
+
 Collective read_collective(const Reader& r, const YAML::Node& node, const std::string& path) {
-  r.map(node, path, {"t0", "seconds_per_byte", "message_bytes", "ranks", "measurements"});
+  r.map(node, path,
+        {"t0", "seconds_per_byte", "message_bytes", "ranks", "measurements", "ranks_and_bytes"});
   Collective c;
   // Without t0 no form in n was fitted: the collective is its measured points alone.
   if (node["t0"]) {
@@ -466,6 +512,9 @@ Collective read_collective(const Reader& r, const YAML::Node& node, const std::s
       }
       c.measurements.push_back(m);
     }
+  }
+  if (node["ranks_and_bytes"]) {
+    c.ranks_and_bytes = read_two_parameter(r, node["ranks_and_bytes"], path + ".ranks_and_bytes");
   }
   return c;
 }
@@ -526,6 +575,36 @@ void emit_formula(YAML::Emitter& out, const Formula& f) {
     if (term.interval) {
       out << YAML::Key << "interval" << YAML::Value;
       emit_interval(out, *term.interval);
+    }
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::Key << "origin" << YAML::Value << to_string(f.origin);
+  if (f.quality) {
+    out << YAML::Key << "quality" << YAML::Value;
+    emit_quality(out, *f.quality);
+  }
+  emit_sources_note(out, f.sources, f.note);
+  out << YAML::EndMap;
+}
+
+void emit_two_parameter(YAML::Emitter& out, const TwoParameterFormula& f) {
+  out << YAML::BeginMap << YAML::Key << "unit" << YAML::Value << f.unit;
+  out << YAML::Comment(fmt::format("t(n, m) = {} (us; m in bytes)", f.text(1e6)));
+  out << YAML::Key << "terms" << YAML::Value << YAML::BeginSeq;
+  for (const TwoParameterTerm& t : f.terms) {
+    out << YAML::Flow << YAML::BeginMap;
+    if (t.ranks_exponent != 0 || t.ranks_log != 0) {
+      out << YAML::Key << "ranks" << YAML::Value << YAML::Flow << YAML::BeginSeq
+          << number_text(t.ranks_exponent) << t.ranks_log << YAML::EndSeq;
+    }
+    if (t.bytes_exponent != 0 || t.bytes_log != 0) {
+      out << YAML::Key << "bytes" << YAML::Value << YAML::Flow << YAML::BeginSeq
+          << number_text(t.bytes_exponent) << t.bytes_log << YAML::EndSeq;
+    }
+    out << YAML::Key << "coefficient" << YAML::Value << number_text(t.coefficient);
+    if (t.interval) {
+      out << YAML::Key << "interval" << YAML::Value;
+      emit_interval(out, *t.interval);
     }
     out << YAML::EndMap;
   }
@@ -797,6 +876,10 @@ std::string to_yaml(const Profile& p) {
       }
       if (!collective.ranks.empty()) {
         out << YAML::Key << "ranks" << YAML::Value << YAML::Flow << collective.ranks;
+      }
+      if (collective.ranks_and_bytes) {
+        out << YAML::Key << "ranks_and_bytes" << YAML::Value;
+        emit_two_parameter(out, *collective.ranks_and_bytes);
       }
       if (!collective.measurements.empty()) {
         out << YAML::Key << "measurements" << YAML::Value << YAML::BeginSeq;

@@ -213,6 +213,15 @@ std::string format_profile(const Profile& p) {
         out += fmt::format("   (n = {})", fmt::join(collective.ranks, ", "));
       }
       out += "\n";
+      if (collective.ranks_and_bytes) {
+        const TwoParameterFormula& f = *collective.ranks_and_bytes;
+        out += fmt::format("  {:<16} in n and m at once: {}", "", f.text(1e6));
+        if (f.quality) {
+          out += fmt::format("   ({} points, mean error {:.1f}%)", f.quality->points,
+                             100 * f.quality->mean_relative_error);
+        }
+        out += "\n";
+      }
     }
   }
   if (!p.not_fitted.empty()) {

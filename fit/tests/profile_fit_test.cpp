@@ -335,6 +335,20 @@ TEST(ProfileBuilder, CollectivesWithFormsKeepTheirPointsToo) {
   const profile::CollectiveEstimate e = broadcast.estimate(32, 1024);
   EXPECT_EQ(e.how, "form in n");
   EXPECT_NEAR(e.seconds, 27e-6 + 1024e-9 * 5, 0.05 * e.seconds);
+  // The same points as one model in n and m at once (Calotoiu et al. (2016)): the generating law,
+  // 2 + 5 log n + 0.001 m log n in us; the barrier has no message size to model.
+  ASSERT_TRUE(broadcast.ranks_and_bytes) << fmt::format("{}", fmt::join(p.not_fitted, "\n"));
+  const profile::TwoParameterFormula& both = *broadcast.ranks_and_bytes;
+  EXPECT_EQ(both.text(1e6), "2 + 5 log n + 0.001 m log n");
+  EXPECT_NEAR(both(64, 4096), 32e-6 + 4096e-9 * 6, 1e-9);
+  ASSERT_EQ(both.terms.size(), 3u);
+  ASSERT_TRUE(both.terms[2].interval);
+  EXPECT_LE(both.terms[2].interval->low, 1e-9);
+  EXPECT_GE(both.terms[2].interval->high, 1e-9);
+  EXPECT_FALSE(p.collectives.at("barrier").ranks_and_bytes);
+  const auto file = folder / "profile.yaml";
+  profile::write_profile(p, file);
+  EXPECT_EQ(profile::read_profile(file), p);
   std::filesystem::remove_all(folder);
 }
 

@@ -494,6 +494,33 @@ TEST_F(Malformed, TextThatIsNotUtf8) {
   EXPECT_EQ(parse_profile(to_yaml(p), "again.yaml"), p);
 }
 
+TEST_F(Malformed, CollectiveModelInRanksAndBytes) {
+  const std::string head =
+      "schema: sonde-profile\nversion: 1\nmachine: {name: m}\nprovenance: {origin: measured}\n"
+      "collectives:\n  broadcast:\n    measurements: [{ranks: 2, bytes: 8, time: {value: 1e-6, "
+      "unit: s, origin: measured}}]\n    ranks_and_bytes:\n      unit: s\n      origin: fitted\n   "
+      "   terms:\n";
+  const std::string path = "collectives.broadcast.ranks_and_bytes";
+  // A good one reads, and evaluates as written: 2 us + 0.001 us per byte times log n.
+  const Profile p =
+      parse_profile(head +
+                        "        - {coefficient: 2e-6}\n        - {ranks: [0, 1], bytes: [1, 0], "
+                        "coefficient: 1e-9}\n",
+                    "good.yaml");
+  ASSERT_TRUE(p.collectives.at("broadcast").ranks_and_bytes);
+  EXPECT_DOUBLE_EQ((*p.collectives.at("broadcast").ranks_and_bytes)(8, 1000), 2e-6 + 3e-6);
+  EXPECT_EQ(p.collectives.at("broadcast").ranks_and_bytes->text(1e6), "2 + 0.001 m log n");
+  expect_rejected(head + "        - {ranks: [0, 1.5], coefficient: 1}\n",
+                  path + ".terms[0].ranks[1]: expected a whole power of log2 from 0 to 3");
+  expect_rejected(head + "        - {bytes: [1], coefficient: 1}\n",
+                  path + ".terms[0].bytes: expected [exponent, power of log2]");
+  expect_rejected(head + "        - {bytes: [-1, 0], coefficient: 1}\n",
+                  path + ".terms[0].bytes[0]: expected an exponent 0 to 4");
+  expect_rejected(head + "        - {size: [1, 0], coefficient: 1}\n",
+                  path + ".terms[0].size: unknown key");
+  expect_rejected(head + "        []\n", path + ".terms: expected a list of one or more terms");
+}
+
 TEST_F(Malformed, CollectiveMeasurements) {
   const std::string point = "    measurements:\n      - ranks: 2\n        bytes: 8\n";
   ASSERT_NE(good.find(point), std::string::npos) << good;
