@@ -209,6 +209,12 @@ int main(int argc, char** argv) {
                      "Counter files measured at the target sizes: E with measured and with "
                      "extrapolated counts (Table 4)")
         ->check(CLI::ExistingFile);
+    extrapolate
+        ->add_option("--processes", extrapolate_arguments.processes,
+                     "Process counts to forecast at: 64,256 (pilot runs at three or more counts "
+                     "are modelled in size and processes at once)")
+        ->delimiter(',')
+        ->check(CLI::PositiveNumber);
     extrapolate->add_option("-o,--output", extrapolate_arguments.output,
                             "Write the forecast counts (with intervals) as a counter file");
     extrapolate

@@ -52,7 +52,10 @@ int extrapolate_command(const ExtrapolateArguments& a, std::ostream& out) {
     throw usage_error("--size", "give the sizes to forecast, or --measured counter files");
   const std::vector<double> sizes = a.sizes.empty() ? measured->sizes() : a.sizes;
   const std::string pilots_name = fmt::format("{}", fmt::join(a.pilots, ", "));
-  const auto extrapolation = extrapolate(pilots, sizes, pilots_name, a.resamples);
+  std::vector<int> processes = a.processes;
+  if (processes.empty() && measured && pilots.process_counts().size() > 1)
+    processes = measured->process_counts();
+  const auto extrapolation = extrapolate(pilots, sizes, pilots_name, a.resamples, processes);
   if (!a.output.empty()) write_counter_file(a.output, extrapolation.forecast);
   const auto points =
       predict_extrapolation(extrapolation, measured ? &*measured : nullptr,
@@ -61,8 +64,17 @@ int extrapolate_command(const ExtrapolateArguments& a, std::ostream& out) {
     out << nlohmann::json{{"points", table4_json(points)}}.dump(2) << "\n";
     return 0;
   }
-  out << fmt::format("Counts fitted on {} pilot sizes ({}), forms chosen by cross-validation\n",
-                     pilots.sizes().size(), fmt::join(pilots.sizes(), ", "));
+  if (pilots.process_counts().size() > 1) {
+    out << fmt::format(
+        "Counts fitted on {} pilot sizes ({}) and {} process counts ({}) at once, forms in n and p "
+        "chosen by cross-validation (Calotoiu et al. (2016)); per processor, the largest and the "
+        "mean\n",
+        pilots.sizes().size(), fmt::join(pilots.sizes(), ", "), pilots.process_counts().size(),
+        fmt::join(pilots.process_counts(), ", "));
+  } else {
+    out << fmt::format("Counts fitted on {} pilot sizes ({}), forms chosen by cross-validation\n",
+                       pilots.sizes().size(), fmt::join(pilots.sizes(), ", "));
+  }
   out << format_count_fits(extrapolation.fits) << "\n";
   out << format_table4(points);
   return 0;

@@ -30,6 +30,7 @@ struct ExtrapolateArguments {
   std::vector<std::string> pilots;    // counter files of pilot runs
   std::vector<std::string> measured;  // counter files measured at the target sizes
   std::vector<double> sizes;          // to forecast; default: those of `measured`
+  std::vector<int> processes;         // process counts to forecast at (pilots at several counts)
   std::string machine;                // the target's profile
   std::string output;                 // the forecast counts as a counter file, when given
   int resamples = 100;                // bootstrap draws for the 95% intervals

@@ -17,7 +17,7 @@ namespace {
 
 const std::vector<std::string> kRequiredColumns = {"size", "phase", "processor", "counter",
                                                    "value"};
-const std::vector<std::string> kOptionalColumns = {"source", "low", "high", "unit"};
+const std::vector<std::string> kOptionalColumns = {"source", "low", "high", "unit", "processes"};
 
 double time_scale(const std::string& unit, const std::string& where) {
   if (unit.empty() || unit == "s") return 1;
@@ -62,12 +62,15 @@ void check_processors_alike(const PhaseCounts& phase) {
   }
 }
 
-void add_count(CounterTable& table, const std::string& phase, double size, const std::string& place,
-               const std::string& counter, std::optional<int> processor, CountValue value) {
-  auto it = std::find_if(table.phases.begin(), table.phases.end(),
-                         [&](const PhaseCounts& p) { return p.phase == phase && p.size == size; });
+// `processes` is the run's process count where the file states it, 0 where it does not.
+void add_count(CounterTable& table, const std::string& phase, double size, int processes,
+               const std::string& place, const std::string& counter, std::optional<int> processor,
+               CountValue value) {
+  auto it = std::find_if(table.phases.begin(), table.phases.end(), [&](const PhaseCounts& p) {
+    return p.phase == phase && p.size == size && p.processes == processes;
+  });
   if (it == table.phases.end()) {
-    table.phases.push_back(PhaseCounts{phase, size, {}, {}, std::nullopt, place});
+    table.phases.push_back(PhaseCounts{phase, size, {}, {}, std::nullopt, place, processes});
     it = std::prev(table.phases.end());
   }
   const CountValue* before = nullptr;
@@ -87,9 +90,11 @@ void add_count(CounterTable& table, const std::string& phase, double size, const
   }
   if (before) {
     throw input_error(
-        place, fmt::format("{} of phase '{}'{} at size {} given twice (also at {})", counter, phase,
-                           processor ? fmt::format(", processor {}", *processor) : "",
-                           number_text(size), before->where));
+        place,
+        fmt::format("{} of phase '{}'{} at size {}{} given twice (also at {})", counter, phase,
+                    processor ? fmt::format(", processor {}", *processor) : "", number_text(size),
+                    processes > 0 ? fmt::format(" with {} processes", processes) : "",
+                    before->where));
   }
 }
 
@@ -101,6 +106,7 @@ void sort_table(CounterTable& table) {
   std::stable_sort(table.phases.begin(), table.phases.end(),
                    [&](const PhaseCounts& a, const PhaseCounts& b) {
                      if (a.size != b.size) return a.size < b.size;
+                     if (a.processes != b.processes) return a.processes < b.processes;
                      return rank(a.phase) < rank(b.phase);
                    });
 }
@@ -144,9 +150,21 @@ std::vector<std::string> CounterTable::phase_names() const {
   return names;
 }
 
+std::vector<int> CounterTable::process_counts() const {
+  std::set<int> unique;
+  for (const PhaseCounts& p : phases) unique.insert(p.processes);
+  return {unique.begin(), unique.end()};
+}
+
 const PhaseCounts* CounterTable::find(const std::string& phase, double size) const {
   for (const PhaseCounts& p : phases)
     if (p.phase == phase && p.size == size) return &p;
+  return nullptr;
+}
+
+const PhaseCounts* CounterTable::find(const std::string& phase, double size, int processes) const {
+  for (const PhaseCounts& p : phases)
+    if (p.phase == phase && p.size == size && p.processes == processes) return &p;
   return nullptr;
 }
 
@@ -268,7 +286,23 @@ void read_into(CounterTable& table, const std::string& text, const std::string& 
     }
     value.source = cell("source").first;
     value.where = fmt::format("{}:{}", file, row.line);
-    add_count(table, phase, size, value.where, counter, processor, value);
+    int processes = 0;
+    if (column.count("processes")) {
+      const auto [processes_text, processes_where] = numeric("processes");
+      const double q = number(processes_text, processes_where, "processes");
+      if (q < 1 || q != std::floor(q) || q > 1e7) {
+        throw input_error(processes_where, fmt::format("processes: expected a whole number of "
+                                                       "processes, 1 or more, found {}",
+                                                       shown(processes_text)));
+      }
+      processes = static_cast<int>(q);
+      if (per_processor && processor && *processor >= processes) {
+        throw input_error(processes_where,
+                          fmt::format("processor {} in a run of {} processes (numbered from 0)",
+                                      *processor, processes));
+      }
+    }
+    add_count(table, phase, size, processes, value.where, counter, processor, value);
     ++counted;
   }
   if (counted == 0) throw input_error(file, "no counts: expected rows after the header");
@@ -301,12 +335,25 @@ CounterTable parse_counter_file(const std::string& text, const std::string& file
 
 std::string format_counter_file(const CounterTable& table) {
   std::string text = "# sonde counter file (docs/formats.md, Counter files)\n";
-  text += csv_line({"size", "phase", "processor", "counter", "value", "source", "low", "high"});
+  // The process count is a column only where the table states it.
+  const bool processes = std::any_of(table.phases.begin(), table.phases.end(),
+                                     [](const PhaseCounts& p) { return p.processes > 0; });
+  std::vector<std::string> header = {"size",  "phase",  "processor", "counter",
+                                     "value", "source", "low",       "high"};
+  if (processes) header.push_back("processes");
+  text += csv_line(header);
   const auto row = [&](const PhaseCounts& p, const std::string& processor,
                        const std::string& counter, const CountValue& v) {
-    text += csv_line({number_text(p.size), p.phase, processor, counter, fmt::format("{}", v.value),
-                      v.source, v.low ? fmt::format("{}", *v.low) : "",
-                      v.high ? fmt::format("{}", *v.high) : ""});
+    std::vector<std::string> cells = {number_text(p.size),
+                                      p.phase,
+                                      processor,
+                                      counter,
+                                      fmt::format("{}", v.value),
+                                      v.source,
+                                      v.low ? fmt::format("{}", *v.low) : "",
+                                      v.high ? fmt::format("{}", *v.high) : ""};
+    if (processes) cells.push_back(std::to_string(p.processes));
+    text += csv_line(cells);
   };
   for (const PhaseCounts& p : table.phases) {
     for (const auto& [index, counts] : p.processors)

@@ -13,7 +13,8 @@
 // bank_llc_misses, bank_llc_writebacks per bank (the processor column holds the bank); and
 // word_accesses (Amato et al.'s (1999) K: the most accesses to one word by all processors) per
 // phase, with the processor column empty. An optional `unit` column gives the time's unit (s, ms,
-// us, ns).
+// us, ns). An optional `processes` column gives the run's process count, so that pilot runs at
+// several counts share one table (a two-parameter extrapolation in size and processes).
 #pragma once
 
 #include <filesystem>
@@ -47,6 +48,7 @@ struct PhaseCounts {
   std::map<int, Counts> banks;
   std::optional<CountValue> word_accesses;
   std::string where;  // the first row's place
+  int processes = 0;  // the run's process count, from the `processes` column; 0: not stated
 
   // The superstep's measured time: the slowest processor's, when every processor has a time.
   std::optional<double> measured_time() const;
@@ -56,7 +58,11 @@ struct CounterTable {
   std::vector<PhaseCounts> phases;  // ordered by size, then by first appearance of the phase
   std::vector<double> sizes() const;
   std::vector<std::string> phase_names() const;  // in order of first appearance
+  std::vector<int> process_counts() const;       // distinct, ascending
+  // The first phase of that name at that size (whatever its process count), or at that size and
+  // process count.
   const PhaseCounts* find(const std::string& phase, double size) const;
+  const PhaseCounts* find(const std::string& phase, double size, int processes) const;
 };
 
 // Reads and checks one file. Errors name the file, the line and the column: a missing column,

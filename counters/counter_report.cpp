@@ -113,20 +113,21 @@ std::string format_count_fits(const std::vector<CountFit>& fits) {
   std::map<std::pair<std::string, std::string>, std::pair<std::vector<std::string>, double>> lines;
   std::vector<std::pair<std::string, std::string>> order;
   for (const auto& f : fits) {
-    const auto key = std::pair{f.phase, (f.bank ? "bank " : "") + f.counter};
+    const auto key = std::pair{
+        f.phase, (f.bank ? "bank " : "") + f.counter + (f.over.empty() ? "" : " (" + f.over + ")")};
     if (!lines.count(key)) order.push_back(key);
     auto& [forms, worst] = lines[key];
     if (std::find(forms.begin(), forms.end(), f.form) == forms.end()) forms.push_back(f.form);
     worst = std::max(worst, f.max_relative_error);
   }
-  std::string out = fmt::format("  {:<28} {:<16} {:<24} {}\n", "phase", "count", "form(s) in n",
-                                "largest fit error");
+  std::string out =
+      fmt::format("  {:<28} {:<26} {:<24} {}\n", "phase", "count", "form(s)", "largest fit error");
   for (const auto& key : order) {
     const auto& [forms, worst] = lines[key];
     std::string joined;
     for (const auto& f : forms) joined += (joined.empty() ? "" : "; ") + f;
     out +=
-        fmt::format("  {:<28} {:<16} {:<24} {:.1f}%\n", key.first, key.second, joined, 100 * worst);
+        fmt::format("  {:<28} {:<26} {:<24} {:.1f}%\n", key.first, key.second, joined, 100 * worst);
   }
   return out;
 }
@@ -137,12 +138,12 @@ std::string format_table4(const std::vector<ExtrapolatedPoint>& points) {
   });
   if (!measured) {
     // A forecast only: F from the extrapolated counts, with its interval; nothing measured.
-    std::string out = fmt::format("{:>9} {:<28} {:>26} {:>21}\n", "size", "phase",
+    std::string out = fmt::format("{:>9} {:>5} {:<28} {:>26} {:>21}\n", "size", "p", "phase",
                                   "F from extrapolated counts", "F interval");
     for (const auto& point : points) {
       const auto& x = point.extrapolated;
       out += fmt::format(
-          "{:>9} {:<28} {:>26} {:>21}\n", size_text(x.size), x.phase,
+          "{:>9} {:>5} {:<28} {:>26} {:>21}\n", size_text(x.size), x.processors, x.phase,
           format_seconds(x.function("F")->seconds),
           fmt::format("[{}, {}]", format_seconds(point.f_low), format_seconds(point.f_high)));
     }
@@ -152,8 +153,8 @@ std::string format_table4(const std::vector<ExtrapolatedPoint>& points) {
     return out;
   }
   std::string out =
-      fmt::format("{:>9} {:<28} {:>10} {:>10} {:>6} {:>10} {:>21} {:>6}\n", "size", "phase",
-                  "measured", "F counted", "E", "F extrap.", "F interval", "E");
+      fmt::format("{:>9} {:>5} {:<28} {:>10} {:>10} {:>6} {:>10} {:>21} {:>6}\n", "size", "p",
+                  "phase", "measured", "F counted", "E", "F extrap.", "F interval", "E");
   std::vector<PhasePrediction> counted, extrapolated;
   for (const auto& point : points) {
     if (!point.measured_counts) continue;
@@ -163,9 +164,9 @@ std::string format_table4(const std::vector<ExtrapolatedPoint>& points) {
       return m.measured ? fmt::format("{:.2f}", error_ratio(*m.measured, f)) : std::string("-");
     };
     out += fmt::format(
-        "{:>9} {:<28} {:>10} {:>10} {:>6} {:>10} {:>21} {:>6}\n", size_text(m.size), m.phase,
-        m.measured ? format_seconds(*m.measured) : "-", format_seconds(fm), e(fm),
-        format_seconds(fx),
+        "{:>9} {:>5} {:<28} {:>10} {:>10} {:>6} {:>10} {:>21} {:>6}\n", size_text(m.size),
+        m.processors, m.phase, m.measured ? format_seconds(*m.measured) : "-", format_seconds(fm),
+        e(fm), format_seconds(fx),
         fmt::format("[{}, {}]", format_seconds(point.f_low), format_seconds(point.f_high)), e(fx));
     counted.push_back(m);
     extrapolated.push_back(point.extrapolated);
@@ -205,6 +206,7 @@ nlohmann::json table4_json(const std::vector<ExtrapolatedPoint>& points) {
     const auto& x = point.extrapolated;
     const double fx = x.function("F")->seconds;
     nlohmann::json row = {{"size", x.size},
+                          {"processors", x.processors},
                           {"phase", x.phase},
                           {"f_extrapolated", fx},
                           {"f_interval", {point.f_low, point.f_high}}};

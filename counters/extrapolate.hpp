@@ -23,6 +23,9 @@ struct CountFit {
   std::string form;  // "n log n + 1"; "0" when every pilot count is zero
   double mean_relative_error = 0, max_relative_error = 0;
   int points = 0;
+  // In size and processes: "largest" or "mean" over the processors (processor is then 0), or ""
+  // for a bank and for a fit in size alone.
+  std::string over;
 };
 
 struct Extrapolation {
@@ -33,8 +36,13 @@ struct Extrapolation {
 // Throws an input Error naming the pilot files when they hold fewer than three sizes (one size
 // only cannot show growth), or when a phase, processor or count is not present at every size.
 // `resamples` bootstrap draws give each forecast's interval (95%); 0 gives none.
+// Pilot runs at several process counts (three or more; the counter file's `processes` column)
+// are modelled in size and processes at once (Calotoiu et al. (2016)) and forecast at every
+// target size and count of `target_processes`, which they then need; see
+// extrapolate_in_size_and_processes in the source for how processors map across counts.
 Extrapolation extrapolate(const CounterTable& pilots, const std::vector<double>& target_sizes,
-                          const std::string& pilots_name, int resamples = 100);
+                          const std::string& pilots_name, int resamples = 100,
+                          const std::vector<int>& target_processes = {});
 
 // A counter table at the low (or high) end of every count's interval.
 CounterTable interval_end(const CounterTable& table, bool high);

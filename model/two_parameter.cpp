@@ -38,9 +38,11 @@ std::string Shape::name(const std::string& variable) const {
 }
 
 const std::vector<Shape>& shape_library() {
-  // The growths that parallel programs and collectives show, slowest first: a tree's depth, a
-  // square root (a 2-D decomposition's boundary), linear, a sort's n log n, quadratic.
-  static const std::vector<Shape> shapes = {{0, 0}, {0, 1}, {0.5, 0}, {1, 0}, {1, 1}, {2, 0}};
+  // The growths that parallel programs and collectives show: a tree's depth, a square root (a 2-D
+  // decomposition's boundary), linear, a sort's n log n, quadratic; and the shares of a fixed
+  // whole, 1/x and 1/sqrt(x) (a count per process under strong scaling: n/p).
+  static const std::vector<Shape> shapes = {{0, 0}, {0, 1}, {0.5, 0}, {1, 0},
+                                            {1, 1}, {2, 0}, {-1, 0},  {-0.5, 0}};
   return shapes;
 }
 
@@ -49,7 +51,13 @@ std::string TwoParameterForm::name(const std::array<std::string, 2>& variables) 
   for (const Term& term : terms) {
     const std::string a = shape_library()[term.first].name(variables[0]);
     const std::string b = shape_library()[term.second].name(variables[1]);
-    std::string part = a.empty() && b.empty() ? "1" : a.empty() ? b : b.empty() ? a : b + " " + a;
+    // A logarithm goes after a power: "m log p", "n p^-1".
+    const bool a_is_log = shape_library()[term.first].exponent == 0;
+    std::string part = a.empty() && b.empty() ? "1"
+                       : a.empty()            ? b
+                       : b.empty()            ? a
+                       : a_is_log             ? b + " " + a
+                                              : a + " " + b;
     text += (text.empty() ? "" : " + ") + part;
   }
   return text;
@@ -286,9 +294,11 @@ TwoParameterModel select_two_parameter_model(const std::vector<double>& x1,
   return model;
 }
 
-std::vector<Interval> two_parameter_intervals(
+std::vector<Interval> two_parameter_bootstrap(
     const TwoParameterModel& model, const std::vector<double>& x1, const std::vector<double>& x2,
-    const std::vector<double>& y, const BootstrapOptions& options, BootstrapReport* report) {
+    const std::vector<double>& y,
+    const std::function<std::vector<double>(const TwoParameterModel&)>& quantities,
+    const BootstrapOptions& options, BootstrapReport* report) {
   // The bootstrap resamples one variable; it resamples the points' indices here, and the fit
   // looks each point up.
   std::vector<double> index(y.size());
@@ -306,10 +316,19 @@ std::vector<Interval> two_parameter_intervals(
         std::vector<std::size_t> rows(values.size());
         for (std::size_t r = 0; r < rows.size(); ++r) rows[r] = r;
         const LinearFit fit = fit_rows(model.form, points, rows, what);
-        return std::vector<double>(fit.coefficients.data(),
-                                   fit.coefficients.data() + fit.coefficients.size());
+        TwoParameterModel refitted = model;
+        refitted.coefficients.assign(fit.coefficients.data(),
+                                     fit.coefficients.data() + fit.coefficients.size());
+        return quantities(refitted);
       },
       options, report);
+}
+
+std::vector<Interval> two_parameter_intervals(
+    const TwoParameterModel& model, const std::vector<double>& x1, const std::vector<double>& x2,
+    const std::vector<double>& y, const BootstrapOptions& options, BootstrapReport* report) {
+  return two_parameter_bootstrap(
+      model, x1, x2, y, [](const TwoParameterModel& m) { return m.coefficients; }, options, report);
 }
 
 }  // namespace sonde::model

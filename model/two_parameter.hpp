@@ -4,15 +4,17 @@
 // and message size m, "c0 + c1 log p + c2 m + c3 m log p" (Hockney's t0(p) + m / r_inf(p)).
 //
 // Each parameter's functions come from one small library, x^i log2(x)^j with (i, j) in
-// {(0,1), (1/2,0), (1,0), (1,1), (2,0)}. Where Extra-P first chooses each parameter's best
-// function on its own and then combines them, every combination is tried here outright: with five
-// functions a side that is 136 hypotheses, each cheap, and no choice is made from a slice of the
-// data. Every hypothesis is fitted by relative least squares (least_squares.hpp) and scored by its
+// {(0,1), (1/2,0), (1,0), (1,1), (2,0), (-1,0), (-1/2,0)}: Extra-P's growths, and the shares of a
+// whole (n/p) that counts per process show under strong scaling. Where Extra-P first chooses each
+// parameter's best function on its own and then combines them, every combination is tried here
+// outright: with seven functions a side that is 260 hypotheses, each cheap, and no choice is made
+// from a slice of the data. Every hypothesis is fitted by relative least squares (least_squares.hpp) and scored by its
 // leave-one-out error; the simplest one that is not worse than the best beyond the noise wins (the
 // same one-sided paired test as select_form), and among equally simple ones the lowest score.
 #pragma once
 
 #include <array>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -79,6 +81,14 @@ TwoParameterModel fit_two_parameter_form(const TwoParameterForm& form,
                                          const std::vector<double>& x2,
                                          const std::vector<double>& y, const std::string& what,
                                          const std::array<std::string, 2>& variables = {"p", "m"});
+
+// Bootstrap intervals of what `quantities` computes from the form refitted to each resample of
+// the points (the form fixed): forecasts at other parameters, say.
+std::vector<Interval> two_parameter_bootstrap(
+    const TwoParameterModel& model, const std::vector<double>& x1, const std::vector<double>& x2,
+    const std::vector<double>& y,
+    const std::function<std::vector<double>(const TwoParameterModel&)>& quantities,
+    const BootstrapOptions& options = {}, BootstrapReport* report = nullptr);
 
 // Bootstrap intervals of the chosen form's coefficients (the form fixed, the points resampled).
 std::vector<Interval> two_parameter_intervals(const TwoParameterModel& model,

@@ -122,7 +122,11 @@ std::string TwoParameterFormula::text(double scale) const {
     if (i > 0) out += c < 0 ? " - " : " + ";
     const std::string ranks = shape_text("n", t.ranks_exponent, t.ranks_log);
     const std::string bytes = shape_text("m", t.bytes_exponent, t.bytes_log);
-    std::string variable = bytes.empty() ? ranks : ranks.empty() ? bytes : bytes + " " + ranks;
+    // A logarithm goes after a power: "m log n", "n m".
+    std::string variable = bytes.empty()           ? ranks
+                           : ranks.empty()         ? bytes
+                           : t.ranks_exponent == 0 ? bytes + " " + ranks
+                                                   : ranks + " " + bytes;
     out += significant(i == 0 ? c : std::abs(c)) + (variable.empty() ? "" : " " + variable);
   }
   return out;

@@ -430,7 +430,7 @@ void read_shape(const Reader& r, const YAML::Node& node, const std::string& path
     r.fail(node[1], path + "[1]", "expected a whole power of log2 from 0 to 3");
   }
   log_power = static_cast<int>(log);
-  if (exponent < 0 || exponent > 4) r.fail(node[0], path + "[0]", "expected an exponent 0 to 4");
+  if (exponent < -2 || exponent > 4) r.fail(node[0], path + "[0]", "expected an exponent -2 to 4");
 }
 
 TwoParameterFormula read_two_parameter(const Reader& r, const YAML::Node& node,

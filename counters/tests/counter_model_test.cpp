@@ -322,6 +322,84 @@ TEST(Extrapolation, WithoutMeasuredCountsNothingIsLabelledMeasured) {
   EXPECT_NE(format_table4(compared).find("F counted"), std::string::npos);
 }
 
+// Pilot runs at five sizes and four process counts, strong scaling: each processor loads 2 n / p
+// words and stores 0.9 n / p, and processor 0 loads 5000 more (its extra work), 0.1% noise. At
+// n = 1e6 and p = 32, never run, the model in n and p at once must give processor 0 and the others
+// their loads within 3%, and the intervals must hold the truth.
+TEST(Extrapolation, InSizeAndProcessesAtOnce) {
+  std::mt19937 random(5);
+  std::normal_distribution<double> noise(0.0, 0.001);
+  std::string text = "size,phase,processor,counter,value,processes\n";
+  for (int i = 1; i <= 5; ++i) {
+    const double n = 1e5 * i;
+    for (int p : {1, 2, 4, 8}) {
+      for (int processor = 0; processor < p; ++processor) {
+        const double loads = 2 * n / p + (processor == 0 ? 5000 : 0);
+        text += fmt::format("{},ss,{},loads,{},{}\n", n, processor, loads * (1 + noise(random)), p);
+        text += fmt::format("{},ss,{},stores,{},{}\n", n, processor,
+                            0.9 * n / p * (1 + noise(random)), p);
+      }
+    }
+  }
+  const auto pilots = read_counter_file(write_temp("pilots-np.csv", text));
+  EXPECT_EQ(pilots.process_counts(), (std::vector<int>{1, 2, 4, 8}));
+  // Forecasting at another count needs the count.
+  EXPECT_THROW(extrapolate(pilots, {1e6}, "pilots-np.csv", 0), Error);
+  const auto x = extrapolate(pilots, {1e6}, "pilots-np.csv", 100, {32});
+  const auto* phase = x.forecast.find("ss", 1e6, 32);
+  ASSERT_TRUE(phase);
+  ASSERT_EQ(phase->processors.size(), 32u);
+  const auto near = [](const CountValue& v, double truth, const std::string& what) {
+    EXPECT_NEAR(v.value, truth, 0.03 * truth) << what;
+    EXPECT_LE(*v.low, truth * 1.01) << what;
+    EXPECT_GE(*v.high, truth * 0.99) << what;
+  };
+  near(phase->processors.at(0).at("loads"), 2e6 / 32 + 5000, "processor 0's loads");
+  near(phase->processors.at(31).at("loads"), 2e6 / 32, "processor 31's loads");
+  near(phase->processors.at(7).at("stores"), 0.9e6 / 32, "processor 7's stores");
+  bool largest = false;
+  for (const CountFit& fit : x.fits) {
+    if (fit.counter == "loads" && fit.over == "largest") {
+      largest = true;
+      EXPECT_EQ(fit.form, "1 + n p^-1") << "the extra work is a constant, the rest n / p";
+    }
+  }
+  EXPECT_TRUE(largest);
+  // Written, the forecast states its process count, and reads back.
+  const std::string written = format_counter_file(x.forecast);
+  EXPECT_NE(written.find(",processes\n"), std::string::npos) << written.substr(0, 200);
+  const auto back = parse_counter_file(written, "forecast.csv");
+  ASSERT_TRUE(back.find("ss", 1e6, 32));
+  EXPECT_DOUBLE_EQ(back.find("ss", 1e6, 32)->processors.at(0).at("loads").value,
+                   phase->processors.at(0).at("loads").value);
+}
+
+TEST(CounterFile, TheProcessesColumnIsCheckedAndSeparatesRuns) {
+  const std::string header = "size,phase,processor,counter,value,processes\n";
+  // The same size at two counts: two runs, not a count given twice.
+  const auto table = parse_counter_file(
+      header + "10,a,0,loads,3,1\n10,a,0,loads,2,2\n10,a,1,loads,2,2\n", "two.csv");
+  EXPECT_EQ(table.phases.size(), 2u);
+  EXPECT_EQ(table.find("a", 10, 2)->processors.size(), 2u);
+  const auto error = [&](const std::string& rows) {
+    try {
+      parse_counter_file(header + rows, "bad.csv");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(error("10,a,0,loads,3,0\n").find("bad.csv:2:6: processes: expected a whole number"),
+            std::string::npos)
+      << error("10,a,0,loads,3,0\n");
+  EXPECT_NE(error("10,a,0,loads,3,2.5\n").find("expected a whole number"), std::string::npos);
+  EXPECT_NE(error("10,a,2,loads,3,2\n").find("processor 2 in a run of 2 processes"),
+            std::string::npos)
+      << error("10,a,2,loads,3,2\n");
+  EXPECT_NE(error("10,a,0,loads,3,2\n10,a,0,loads,4,2\n").find("with 2 processes given twice"),
+            std::string::npos);
+}
+
 TEST(Extrapolation, RefusesTooFewSizesAndGaps) {
   const std::string header = "size,phase,processor,counter,value\n";
   try {

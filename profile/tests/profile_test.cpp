@@ -514,8 +514,8 @@ TEST_F(Malformed, CollectiveModelInRanksAndBytes) {
                   path + ".terms[0].ranks[1]: expected a whole power of log2 from 0 to 3");
   expect_rejected(head + "        - {bytes: [1], coefficient: 1}\n",
                   path + ".terms[0].bytes: expected [exponent, power of log2]");
-  expect_rejected(head + "        - {bytes: [-1, 0], coefficient: 1}\n",
-                  path + ".terms[0].bytes[0]: expected an exponent 0 to 4");
+  expect_rejected(head + "        - {bytes: [5, 0], coefficient: 1}\n",
+                  path + ".terms[0].bytes[0]: expected an exponent -2 to 4");
   expect_rejected(head + "        - {size: [1, 0], coefficient: 1}\n",
                   path + ".terms[0].size: unknown key");
   expect_rejected(head + "        []\n", path + ".terms: expected a list of one or more terms");
