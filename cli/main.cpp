@@ -175,6 +175,11 @@ int main(int argc, char** argv) {
     counters->add_option("-o,--output", counters_arguments.output, "The counter file to write")
         ->required();
     counters
+        ->add_option("--processes", counters_arguments.processes,
+                     "State the run's process count in the file (its processes column), for "
+                     "pilot runs at several counts")
+        ->check(CLI::PositiveNumber);
+    counters
         ->add_option("--machine", counters_arguments.machine,
                      "Target profile: the cache geometry valgrind simulates")
         ->check(CLI::ExistingFile);

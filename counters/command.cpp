@@ -34,8 +34,18 @@ int counters_command(const CountersArguments& a, std::ostream& log) {
   options.work_folder = fs::temp_directory_path() / fmt::format("sonde-counters-{}", ::getpid());
   options.progress = [&log](const std::string& text) { log << "counters: " << text << "\n"; };
   ensure_writable_folder(fs::absolute(a.output).parent_path());
-  const auto collected = collect(options);
+  auto collected = collect(options);
   for (const auto& note : collected.notes) log << "counters: " << note << "\n";
+  if (a.processes > 0) {
+    for (PhaseCounts& phase : collected.table.phases) {
+      if (!phase.processors.empty() && phase.processors.rbegin()->first >= a.processes) {
+        throw usage_error("--processes",
+                          fmt::format("{}: phase '{}' counted processor {} (numbered from 0)",
+                                      a.processes, phase.phase, phase.processors.rbegin()->first));
+      }
+      phase.processes = a.processes;
+    }
+  }
   write_counter_file(a.output, collected.table);
   fs::remove_all(options.work_folder);
   log << fmt::format("counters: {} phases, counts from {}; written to {}\n",

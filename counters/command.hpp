@@ -18,6 +18,7 @@ struct CountersArguments {
   std::string machine;                   // the target's profile (valgrind's cache geometry)
   std::string source = "auto";           // auto, papi, valgrind, time
   double size = 0;                       // the run's problem size, n
+  int processes = 0;                     // the run's process count, stated in the file; 0: not
   int repetitions = 5;                   // native runs timed
 };
 
