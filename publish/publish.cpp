@@ -124,7 +124,12 @@ std::string origin_text(const Quantity& q) {
 
 std::string notes_text(const Quantity& q) {
   std::string out;
-  if (!q.sources.empty()) out = "from " + fmt::format("{}", fmt::join(q.sources, ", "));
+  // At most three sources, as `sonde show` names the first: a fit over a grid has dozens.
+  if (!q.sources.empty()) {
+    const std::size_t shown = std::min<std::size_t>(q.sources.size(), 3);
+    out = fmt::format("from {}", fmt::join(q.sources.begin(), q.sources.begin() + shown, ", "));
+    if (q.sources.size() > shown) out += fmt::format(" and {} more", q.sources.size() - shown);
+  }
   if (!q.note.empty()) out += (out.empty() ? "" : "; ") + q.note;
   return out;
 }
@@ -258,9 +263,13 @@ std::string compute_section(const Profile& p) {
   if (c.kernels.empty()) {
     out += absent_paragraph(absent_reason(p, "per-operation kernel times", {"compute.kernels"}));
   } else {
-    out += std::string("<table>\n") + kQuantityHeader + "<tbody>\n";
+    out += fmt::format(
+               "<details><summary>The {} kernels: seconds per operation, latency (a "
+               "dependent chain) and throughput</summary>\n<table>\n",
+               c.kernels.size()) +
+           kQuantityHeader + "<tbody>\n";
     for (const auto& [name, q] : c.kernels) out += quantity_row(name, q);
-    out += "</tbody></table>\n";
+    out += "</tbody></table>\n</details>\n";
   }
   return out + "</section>\n";
 }

@@ -43,25 +43,44 @@ fail() {
   failures=$((failures + 1))
 }
 
-# One Chromium at a time, each with a profile folder of its own under $work (nothing in $HOME).
-# --no-sandbox: the sandbox refuses to run as root, as CI does.
+# Chromium runs with a profile folder of its own under $work (nothing in $HOME); --no-sandbox: the
+# sandbox refuses to run as root, as CI does.
 chrome() {
+  local name=$1
+  shift
   timeout 60 "$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
     --no-first-run --no-default-browser-check --hide-scrollbars --mute-audio \
     --disable-extensions --disable-background-networking --disable-sync \
-    --user-data-dir="$work/browser-profile" "$@" 2>>"$work/chromium.log"
+    --user-data-dir="$work/browser-profile/$name" "$@" 2>"$work/chromium-$name.log"
 }
 
 pages=("$site"/*.html)
 [[ -e "${pages[0]}" ]] || { echo "FAIL: $site holds no page" >&2; exit 1; }
+
+# One Chromium run a page, as many at once as there are cores (most of a run is its start): it
+# loads the page, writes its screenshot and prints the DOM it built.
+parallel=$(nproc 2>/dev/null || echo 2)
+running=0
 for page in "${pages[@]}"; do
   name=$(basename "$page" .html)
-  url="file://$(realpath "$page")"
+  (
+    chrome "$name" --screenshot="$work/shots/$name.png" --window-size=1280,2000 --dump-dom \
+      "file://$(realpath "$page")" >"$work/dom/$name.html" || echo "$?" >"$work/dom/$name.failed"
+  ) &
+  running=$((running + 1))
+  if ((running >= parallel)); then
+    wait -n
+    running=$((running - 1))
+  fi
+done
+wait
 
-  # One Chromium run a page: it loads the page, writes its screenshot and prints the DOM it built.
+for page in "${pages[@]}"; do
+  name=$(basename "$page" .html)
   shot="$work/shots/$name.png"
-  chrome --screenshot="$shot" --window-size=1280,2000 --dump-dom "$url" >"$work/dom/$name.html" ||
-    fail "$name: chromium failed (exit $?)"
+  if [[ -e "$work/dom/$name.failed" ]]; then
+    fail "$name: chromium failed (exit $(cat "$work/dom/$name.failed"); $work/chromium-$name.log)"
+  fi
 
   # Loaded: the DOM Chromium built holds the page's heading.
   heading=$(grep -o '<h1>[^<]*</h1>' "$page" | head -n 1)
@@ -108,6 +127,6 @@ done
 
 echo "browser test: ${#pages[@]} pages in $(($(date +%s) - started)) s; screenshots in $work/shots"
 if ((failures > 0)); then
-  echo "browser test: $failures failure(s); Chromium's messages: $work/chromium.log" >&2
+  echo "browser test: $failures failure(s); Chromium's messages: $work/chromium-<page>.log" >&2
   exit 1
 fi
