@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -687,6 +688,15 @@ std::vector<Figure> draw_figures(const Profile& p, const std::filesystem::path& 
   };
   const std::string prefix = p.machine.name.empty() ? "plot" : p.machine.name;
   const auto set_svg = [&](Figure& f, const std::string& text) {
+    // The pages run no script: an SVG that carries one (or foreign HTML) is not inlined.
+    std::string lower = text;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (lower.find("<script") != std::string::npos ||
+        lower.find("<foreignobject") != std::string::npos) {
+      f.missing = "the SVG file holds a script or foreign content, which the pages do not carry";
+      return;
+    }
     f.svg = inline_svg(text, f.id + "-", prefix + ": " + f.id);
     if (f.svg.empty()) f.missing = "the SVG file holds no <svg> element";
   };
@@ -981,6 +991,10 @@ int publish_command(const PublishOptions& options, std::ostream& out, std::ostre
   }
   if (files.empty()) throw usage_error("profiles", "name a profile or a folder of profiles");
 
+  if (!on_path("gnuplot")) {
+    err << "publish: gnuplot is not on the PATH: the pages are written without the plots drawn "
+           "from the profiles, and say so\n";
+  }
   std::vector<Page> pages;
   std::vector<Failure> failures;
   std::set<std::string> taken;

@@ -3,6 +3,7 @@
 // with ids of their own; and the historical CM-5, which lacks most parts.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 
@@ -129,6 +130,29 @@ TEST(Publish, HistoricalProfileExplainsWhatItLacks) {
     EXPECT_NE(html.find("<figure id=\"figure-pingpong\">"), std::string::npos);
   } else {
     EXPECT_NE(html.find("gnuplot is not installed"), std::string::npos);
+  }
+}
+
+// Without gnuplot on the PATH every plot drawn from the profile says so; the latency curve, drawn
+// when the profile was fitted, is still there.
+TEST(Publish, WithoutGnuplotThePlotsSaySo) {
+  const char* saved = std::getenv("PATH");
+  const std::string path = saved ? saved : "";
+  const auto empty = std::filesystem::temp_directory_path() / "sonde-publish-no-gnuplot";
+  std::filesystem::create_directories(empty);
+  ::setenv("PATH", empty.c_str(), 1);
+  const auto figures =
+      draw_figures(profile::read_profile("machines/epyc-vm.yaml"), "machines/epyc-vm.yaml");
+  ::setenv("PATH", path.c_str(), 1);
+  std::filesystem::remove_all(empty);
+  for (const Figure& f : figures) {
+    if (f.id == "latency") {
+      EXPECT_NE(f.svg.find("<svg"), std::string::npos);
+      EXPECT_NE(f.svg.find("id=\"latency-gnuplot_canvas\""), std::string::npos);
+    } else {
+      EXPECT_TRUE(f.svg.empty()) << f.id;
+      EXPECT_NE(f.missing.find("gnuplot is not installed"), std::string::npos) << f.missing;
+    }
   }
 }
 
