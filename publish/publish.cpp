@@ -172,6 +172,22 @@ std::string absent_reason(const Profile& p, const std::string& what,
   return out;
 }
 
+// Why a profile has no roofline: what of the peak rate and the bandwidth it lacks.
+std::string roofline_missing(const Profile& p) {
+  const bool peak = p.compute.peak_flops_per_core || p.compute.peak_flops_per_node;
+  bool bandwidth = false;
+  for (const MemoryLevel& level : p.memory) bandwidth = bandwidth || !level.bandwidth.empty();
+  const std::string lacks = !peak && !bandwidth ? "peak rate or memory bandwidth"
+                            : !peak             ? "peak rate"
+                            : !bandwidth        ? "memory bandwidth"
+                                                : "";
+  if (lacks.empty()) {
+    return "it needs a peak rate and, for a level, a bandwidth by kernel/threads at the threads "
+           "the peak was measured on; this profile has none that match.";
+  }
+  return "it needs a peak rate and a memory bandwidth. " + absent_reason(p, lacks);
+}
+
 std::string absent_paragraph(const std::string& reason) {
   return "<p class=\"absent\">" + escape(reason) + "</p>\n";
 }
@@ -326,11 +342,7 @@ std::string roofline_section(const Page& page) {
   std::string out = "<section id=\"roofline\">\n<h2>Roofline</h2>\n";
   const auto roofline = plot::roofline_of(p);
   if (!roofline) {
-    out += absent_paragraph(
-        "No roofline: it needs a peak rate and a memory bandwidth. " +
-        absent_reason(p, p.compute.peak_flops_per_core || p.compute.peak_flops_per_node
-                             ? "memory bandwidth"
-                             : "peak rate"));
+    out += absent_paragraph("No roofline: " + roofline_missing(p));
     return out + "</section>\n";
   }
   out += fmt::format(
@@ -706,6 +718,8 @@ std::vector<Figure> draw_figures(const Profile& p, const std::filesystem::path& 
   const std::filesystem::path latency_file = source.parent_path() / p.machine.name / "latency.svg";
   if (p.memory.empty()) {
     latency.missing = absent_reason(p, "memory levels");
+  } else if (p.provenance.origin == Origin::transcribed) {
+    latency.missing = absent_reason(p, "latency curve");
   } else if (const std::string text = read_svg(latency_file); !text.empty()) {
     set_svg(latency, text);
     latency.caption += " (" + latency_file.generic_string() + ")";
@@ -717,10 +731,18 @@ std::vector<Figure> draw_figures(const Profile& p, const std::filesystem::path& 
 
   // The rest from the profile alone.
   const auto reason_without_data = [&](const std::string& id) -> std::string {
-    if (id == "bandwidth") return absent_reason(p, "memory bandwidth");
-    if (id == "roofline")
-      return "it needs a peak rate and a memory bandwidth; " +
-             absent_reason(p, "peak rate and memory bandwidth together");
+    if (id == "bandwidth") {
+      std::vector<std::string> keys;
+      for (const MemoryLevel& level : p.memory) {
+        for (const auto& [key, q] : level.bandwidth) keys.push_back(level.name + " " + key);
+      }
+      if (keys.empty()) return absent_reason(p, "memory bandwidth");
+      return fmt::format(
+          "it draws bandwidth against threads, from keys kernel/threads (triad/2); this profile "
+          "gives {} only",
+          fmt::join(keys, ", "));
+    }
+    if (id == "roofline") return roofline_missing(p);
     if (id == "pingpong") return absent_reason(p, "point-to-point measurements");
     return absent_reason(p, "collectives", {"collectives"});
   };
