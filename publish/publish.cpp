@@ -10,7 +10,6 @@
 #include <functional>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
 
 #include "core/atomic_file.hpp"
@@ -656,17 +655,36 @@ std::string escape(std::string_view text) {
 std::string inline_svg(std::string_view svg, const std::string& prefix, const std::string& title) {
   const auto start = svg.find("<svg");
   if (start == std::string_view::npos) return {};
-  std::string out(svg.substr(start));
-  // Every id and every reference to one: id='x', href='#x', xlink:href="#x", url(#x).
-  static const std::regex ids(R"((\bid=)(['"]))");
-  static const std::regex hrefs(R"((href=)(['"])#)");
-  static const std::regex urls(R"(url\(#)");
-  out = std::regex_replace(out, ids, "$1$2" + prefix);
-  out = std::regex_replace(out, hrefs, "$1$2#" + prefix);
-  out = std::regex_replace(out, urls, "url(#" + prefix);
-  static const std::regex gnuplot_title(R"(<title>[^<]*</title>)");
-  out = std::regex_replace(out, gnuplot_title, "<title>" + escape(title) + "</title>",
-                           std::regex_constants::format_first_only);
+  const std::string_view text = svg.substr(start);
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  // Every id and every reference to one: id='x' (after a space), href='#x' (xlink:href too) and
+  // url(#x) become id='<prefix>x', href='#<prefix>x', url(#<prefix>x).
+  const auto at = [&](std::size_t i, std::string_view what) {
+    return text.compare(i, what.size(), what) == 0;
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    const bool after_space = i > 0 && std::isspace(static_cast<unsigned char>(text[i - 1]));
+    if (after_space && (at(i, "id='") || at(i, "id=\""))) {
+      out.append(text.substr(i, 4)).append(prefix);
+      i += 4;
+    } else if (at(i, "href='#") || at(i, "href=\"#")) {
+      out.append(text.substr(i, 7)).append(prefix);
+      i += 7;
+    } else if (at(i, "url(#")) {
+      out.append("url(#").append(prefix);
+      i += 5;
+    } else {
+      out += text[i++];
+    }
+  }
+  // gnuplot's title ("Gnuplot") is what a browser shows on hovering: the plot's own instead.
+  const auto title_start = out.find("<title>");
+  const auto title_end = out.find("</title>");
+  if (title_start != std::string::npos && title_end != std::string::npos &&
+      title_end > title_start) {
+    out.replace(title_start, title_end + 8 - title_start, "<title>" + escape(title) + "</title>");
+  }
   out.insert(4, " role=\"img\" aria-label=\"" + escape(title) + "\"");
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
   return out;
