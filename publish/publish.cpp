@@ -432,7 +432,7 @@ std::string collectives_section(const Page& page) {
         "<tr><th>{}</th><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
         "class=\"note\">{}</td></tr>\n",
         escape(name), escape(profile::format_collective(c)),
-        c.ranks.empty() ? absent_cell("no form")
+        c.ranks.empty() ? absent_cell(c.has_forms() ? "not given" : "no form")
                         : escape(fmt::format("{}", fmt::join(c.ranks, ", "))),
         quality ? escape(fmt::format("mean {:.1f}%, max {:.1f}% over {}",
                                      100 * quality->mean_relative_error,
