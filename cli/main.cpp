@@ -15,6 +15,7 @@
 #include "predict/command.hpp"
 #include "profile/profile.hpp"
 #include "profile/report.hpp"
+#include "publish/publish.hpp"
 
 int main(int argc, char** argv) {
   return sonde::run_program("sonde", [&]() -> int {
@@ -241,6 +242,16 @@ int main(int argc, char** argv) {
     compare->add_option("a", compare_a, "The first profile")->required();
     compare->add_option("b", compare_b, "The second profile")->required();
 
+    auto* publish = app.add_subcommand(
+        "publish",
+        "Write a static HTML datasheet: a page per profile and an index comparing them all");
+    sonde::publish::PublishOptions publish_options;
+    publish
+        ->add_option("profiles", publish_options.inputs,
+                     "Profiles (.yaml) and folders of them, e.g. machines/")
+        ->required();
+    publish->add_option("-o,--output", publish_options.output, "The site's folder")->required();
+
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -273,6 +284,9 @@ int main(int argc, char** argv) {
     if (validate->parsed()) {
       sonde::profile::validate_profiles(validate_paths, std::cout);
       return 0;
+    }
+    if (publish->parsed()) {
+      return sonde::publish::publish_command(publish_options, std::cout, std::cerr);
     }
     if (compare->parsed()) {
       std::cout << sonde::profile::compare_profiles(sonde::profile::read_profile(compare_a),

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -181,8 +182,13 @@ std::vector<std::filesystem::path> bandwidth_plot(const profile::Profile& p,
 
 std::vector<std::filesystem::path> pingpong_plot(const profile::Profile& p,
                                                  const std::filesystem::path& folder) {
-  if (!p.point_to_point || p.point_to_point->measurements.empty()) return {};
+  if (!p.point_to_point ||
+      (p.point_to_point->measurements.empty() && p.point_to_point->segments.empty())) {
+    return {};
+  }
   const profile::PointToPoint& pp = *p.point_to_point;
+  // A transcribed profile may give the fit alone: it is drawn from 1 B to 4 MiB.
+  const bool fit_only = pp.measurements.empty();
   ErrorSeries measured;
   for (const auto& m : pp.measurements) {
     const double x = std::max(m.bytes, 1.0);
@@ -190,14 +196,19 @@ std::vector<std::filesystem::path> pingpong_plot(const profile::Profile& p,
     const double high = m.time.interval ? m.time.interval->high : m.time.value;
     measured.emplace_back(x, m.time.value * 1e6, low * 1e6, high * 1e6);
   }
-  std::vector<Layer> layers = {
-      {"with yerrorbars pt 7 ps 0.7 title 'measured (median, bars: range of repetitions)'",
-       measured}};
+  std::vector<Layer> layers;
+  if (!fit_only) {
+    layers.push_back(
+        {"with yerrorbars pt 7 ps 0.7 title 'measured (median, bars: range of repetitions)'",
+         measured});
+  }
   std::string arrows;
   for (std::size_t i = 0; i < pp.segments.size(); ++i) {
     const auto& s = pp.segments[i];
     const double a = std::max(s.from_bytes, 1.0);
-    const double b = std::isfinite(s.to_bytes) ? std::max(s.to_bytes, a) : a * 16;
+    const double b = std::isfinite(s.to_bytes) ? std::max(s.to_bytes, a)
+                     : fit_only                ? std::max(a * 16, 4194304.0)
+                                               : a * 16;
     ErrorSeries curve;
     for (int k = 0; k <= 40; ++k) {
       const double m = a * std::pow(b / a, k / 40.0);
@@ -216,13 +227,50 @@ std::vector<std::filesystem::path> pingpong_plot(const profile::Profile& p,
   }
   const std::string settings =
       "set title " +
-      quoted(p.machine.name +
-             ": MPI ping-pong, half a round trip, with the "
-             "piecewise Hockney fit (dashed: breakpoints)") +
+      quoted(p.machine.name + (fit_only ? ": point-to-point time, the Hockney fit as given "
+                                          "(no measured points in the profile)"
+                                        : ": MPI ping-pong, half a round trip, with the "
+                                          "piecewise Hockney fit (dashed: breakpoints)")) +
       "\nset logscale xy\nset xlabel 'message size m (bytes; 0 drawn at 1)'\n"
       "set ylabel 'microseconds'\nset key top left\nset grid\n" +
       arrows;
   return render(folder, "pingpong", settings, layers);
+}
+
+// --- collectives against message size, where no form in n was fitted ---
+
+std::vector<std::filesystem::path> collectives_by_size_plot(const profile::Profile& p,
+                                                            const std::filesystem::path& folder) {
+  std::vector<Layer> layers;
+  int color = 1;
+  std::uint64_t most_ranks = 0;
+  for (const auto& [op, c] : p.collectives) {
+    std::map<std::uint64_t, ErrorSeries> by_ranks;
+    for (const profile::CollectiveMeasurement& m : c.measurements) {
+      const double low = m.time.interval ? m.time.interval->low : m.time.value;
+      const double high = m.time.interval ? m.time.interval->high : m.time.value;
+      by_ranks[m.ranks].emplace_back(std::max(m.bytes, 1.0), m.time.value * 1e6, low * 1e6,
+                                     high * 1e6);
+      most_ranks = std::max(most_ranks, m.ranks);
+    }
+    for (auto& [n, series] : by_ranks) {
+      std::sort(series.begin(), series.end());
+      const std::string title = by_ranks.size() == 1 ? op : fmt::format("{} (n = {})", op, n);
+      layers.push_back(
+          {fmt::format("with yerrorlines lc {} pt 7 ps 0.6 title {}", color, quoted(title)),
+           series});
+    }
+    ++color;
+  }
+  if (layers.empty()) return {};
+  const std::string settings =
+      "set title " +
+      quoted(p.machine.name + fmt::format(": collectives as measured (no form in n fitted; "
+                                          "n = {} ranks; bars: range of repetitions)",
+                                          most_ranks)) +
+      "\nset logscale xy\nset xlabel 'message size m (bytes; 0 drawn at 1)'\n"
+      "set ylabel 'microseconds'\nset key outside right font ',9'\nset grid";
+  return render(folder, "collectives", settings, layers);
 }
 
 // --- collectives against n ---
@@ -240,13 +288,29 @@ std::vector<std::filesystem::path> collectives_plot(const profile::Profile& p,
     if (r.message_bytes != 0 && static_cast<double>(r.message_bytes) != bytes) continue;
     measured[op].emplace_back(static_cast<double>(r.communicator_ranks), r.median * 1e6);
   }
+  if (run.collectives.empty()) {  // a profile alone: the points it kept
+    for (const auto& [op, c] : p.collectives) {
+      for (const profile::CollectiveMeasurement& m : c.measurements) {
+        if (m.bytes != 0 && m.bytes != bytes) continue;
+        measured[op].emplace_back(static_cast<double>(m.ranks), m.time.value * 1e6);
+      }
+    }
+  }
+  const bool any_form = std::any_of(p.collectives.begin(), p.collectives.end(),
+                                    [](const auto& entry) { return entry.second.has_forms(); });
+  if (!any_form) return collectives_by_size_plot(p, folder);
   std::vector<Layer> layers;
   int color = 1;
   for (const auto& [op, c] : p.collectives) {
     // A collective measured at too few communicator sizes has no curve in n to draw.
     if (!c.has_forms()) continue;
+    // Up to the largest n it was fitted on; a transcribed form names none: up to the machine's
+    // nodes (the paper's machine), else 256.
     double most = 2;
     for (auto n : c.ranks) most = std::max(most, static_cast<double>(n));
+    if (c.ranks.empty()) {
+      most = p.machine.nodes && *p.machine.nodes > 2 ? static_cast<double>(*p.machine.nodes) : 256;
+    }
     ErrorSeries curve;
     for (double n = 2; n <= most * 1.001; n *= std::pow(2.0, 0.25)) {
       const double t = c.seconds(n, bytes) * 1e6;
@@ -293,6 +357,92 @@ std::vector<std::filesystem::path> plot_profile(const profile::Profile& profile,
     written.insert(written.end(), part.begin(), part.end());
   }
   return written;
+}
+
+std::optional<Roofline> roofline_of(const profile::Profile& p) {
+  Roofline out;
+  const bool node = p.compute.peak_flops_per_node.has_value();
+  if (node) {
+    out.scope = "node";
+    out.peak_flops = p.compute.peak_flops_per_node->value;
+  } else if (p.compute.peak_flops_per_core) {
+    out.scope = "core";
+    out.peak_flops = p.compute.peak_flops_per_core->value;
+  } else {
+    return std::nullopt;
+  }
+  for (const profile::MemoryLevel& level : p.memory) {
+    // The thread count to take: the most measured (node) or one (core).
+    long threads = node ? 0 : 1;
+    const auto threads_of = [](const std::string& key) {
+      const auto slash = key.find('/');
+      return slash == std::string::npos ? 0L : std::strtol(key.c_str() + slash + 1, nullptr, 10);
+    };
+    if (node) {
+      for (const auto& [key, q] : level.bandwidth) threads = std::max(threads, threads_of(key));
+    }
+    const RooflineCeiling* best = nullptr;
+    RooflineCeiling candidate;
+    for (const auto& [key, q] : level.bandwidth) {
+      if (threads_of(key) != threads || !(q.value > 0)) continue;
+      if (!best || q.value > candidate.bytes_per_second) {
+        candidate = {level.name, key, q.value};
+        best = &candidate;
+      }
+    }
+    if (best) out.ceilings.push_back(candidate);
+  }
+  if (out.ceilings.empty() || !(out.peak_flops > 0)) return std::nullopt;
+  return out;
+}
+
+std::vector<std::filesystem::path> plot_roofline(const std::string& title, const Roofline& roofline,
+                                                 const std::filesystem::path& folder,
+                                                 const std::string& stem) {
+  if (!on_path("gnuplot")) {
+    std::cerr << "plots: gnuplot is not on the PATH; no roofline plot\n";
+    return {};
+  }
+  std::filesystem::create_directories(folder);
+  double low = std::numeric_limits<double>::infinity(), high = 0;
+  double slowest = std::numeric_limits<double>::infinity();
+  for (const RooflineCeiling& c : roofline.ceilings) {
+    slowest = std::min(slowest, c.bytes_per_second);
+    low = std::min(low, roofline.ridge(c));
+    high = std::max(high, roofline.ridge(c));
+  }
+  low = std::pow(2.0, std::floor(std::log2(low / 16)));
+  high = std::pow(2.0, std::ceil(std::log2(high * 16)));
+  const double peak = roofline.peak_flops / 1e9;
+  std::vector<Layer> layers;
+  std::string labels;
+  int color = 1;
+  for (const RooflineCeiling& c : roofline.ceilings) {
+    const double ridge = roofline.ridge(c);
+    ErrorSeries line;
+    for (const double x : {low, ridge, high}) {
+      const double y = std::min(peak, x * c.bytes_per_second / 1e9);
+      line.emplace_back(x, y, y, y);
+    }
+    layers.push_back(
+        {fmt::format("with lines lc {} lw 2 title {}", color,
+                     quoted(fmt::format("{} ({}): {:.3g} GB/s, ridge at {:.3g} flop/B", c.level,
+                                        c.kernel, c.bytes_per_second / 1e9, ridge))),
+         line});
+    layers.push_back(
+        {fmt::format("with points lc {} pt 7 ps 1 notitle", color), {{ridge, peak, peak, peak}}});
+    ++color;
+  }
+  const std::string settings =
+      "set title " + quoted(title) +
+      "\nset logscale xy 2\nset format x '%g'\nset format y '%g'\n"
+      "set xlabel 'arithmetic intensity (flop/B)'\nset ylabel 'attainable Gflop/s'\n" +
+      fmt::format("set xrange [{}:{}]\nset yrange [{}:{}]\n", low, high,
+                  std::min(peak, low * slowest / 1e9) / 2, peak * 2) +
+      fmt::format("set label {} at graph 0.02, first {} offset 0,0.7 font ',9'\n",
+                  quoted(fmt::format("peak per {}: {:.3g} Gflop/s", roofline.scope, peak)), peak) +
+      "set key bottom right font ',9'\nset grid";
+  return render(folder, stem, settings, layers);
 }
 
 std::vector<std::filesystem::path> plot_prediction(

@@ -6,10 +6,14 @@
 //   pingpong.{png,svg}     ping-pong time against message size, the piecewise Hockney fit and its
 //                          breakpoints
 //   collectives.{png,svg}  collective time against n with each fitted form (when the run had
-//                          four or more communicator sizes)
+//                          four or more communicator sizes); without forms, the measured points
+//                          against message size at each communicator size
+//   roofline.{png,svg}     attainable flop/s against arithmetic intensity: the peak rate and one
+//                          bandwidth ceiling per memory level (plot_roofline)
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -26,6 +30,33 @@ namespace sonde::plot {
 std::vector<std::filesystem::path> plot_profile(const profile::Profile& profile,
                                                 const RunRecords& run,
                                                 const std::filesystem::path& folder);
+
+// The roofline of a profile (Williams, Waterman and Patterson's model): attainable = min(peak,
+// intensity * bandwidth) for each memory level. With a peak per node, each level's best bandwidth
+// at the most threads it was measured with; with a peak per core only, at one thread.
+struct RooflineCeiling {
+  std::string level;        // "L1d", "DRAM"
+  std::string kernel;       // the bandwidth key it came from: "triad/2"
+  double bytes_per_second;  // B/s
+};
+struct Roofline {
+  std::string scope;  // "node" or "core"
+  double peak_flops = 0;
+  std::vector<RooflineCeiling> ceilings;  // in the profile's level order
+
+  // Where a level's ceiling meets the peak: peak / bandwidth, in flop/B.
+  double ridge(const RooflineCeiling& ceiling) const {
+    return peak_flops / ceiling.bytes_per_second;
+  }
+};
+// nullopt where the profile has no peak rate or no memory bandwidth.
+std::optional<Roofline> roofline_of(const profile::Profile& profile);
+
+// <stem>.{png,svg} in `folder`: the roofline on log axes with each ridge point marked. Returns the
+// files; none (and a line on stderr) without gnuplot.
+std::vector<std::filesystem::path> plot_roofline(const std::string& title, const Roofline& roofline,
+                                                 const std::filesystem::path& folder,
+                                                 const std::string& stem = "roofline");
 
 // One series of a prediction: (n, T_n, S_n, E_n) for a scheme.
 struct PredictionSeries {

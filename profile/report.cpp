@@ -14,8 +14,6 @@
 
 namespace sonde::profile {
 
-namespace {
-
 std::string format_value(double value, const std::string& unit) {
   if (unit == "s") return format_seconds(value);
   if (unit == "B") return format_bytes(value);
@@ -25,6 +23,8 @@ std::string format_value(double value, const std::string& unit) {
   if (unit == "s/B") return fmt::format("{:.3g} us/B", value * 1e6);
   return fmt::format("{:.3g}", value);
 }
+
+namespace {
 
 std::string origin_and_sources(const Quantity& q) {
   std::string out = to_string(q.origin);
@@ -45,8 +45,10 @@ void line(std::string& out, const std::string& label, const Quantity& q) {
   out += "   " + origin_and_sources(q) + "\n";
 }
 
+}  // namespace
+
 // "(52 log n) + (0.029 log n) m", Xu and Hwang's (1995) Table 5 in microseconds.
-std::string collective_formula(const Collective& c) {
+std::string format_collective(const Collective& c) {
   if (!c.has_forms()) {
     // Measured points only: where they are, by communicator size.
     std::map<std::uint64_t, std::pair<double, double>> sizes;  // n: smallest and largest m
@@ -69,6 +71,8 @@ std::string collective_formula(const Collective& c) {
   if (!c.seconds_per_byte) return c.t0.text(1e6);
   return fmt::format("({}) + ({}) m", c.t0.text(1e6), c.seconds_per_byte->text(1e6));
 }
+
+namespace {
 
 Quantity plain(double value, const std::string& unit) {
   Quantity out;
@@ -208,7 +212,7 @@ std::string format_profile(const Profile& p) {
   if (!p.collectives.empty()) {
     out += "\nCollectives (Xu and Hwang (1995) Tables 5 and 6; t in us, m in bytes, n nodes)\n";
     for (const auto& [name, collective] : p.collectives) {
-      out += fmt::format("  {:<16} {}", name, collective_formula(collective));
+      out += fmt::format("  {:<16} {}", name, format_collective(collective));
       if (!collective.ranks.empty()) {
         out += fmt::format("   (n = {})", fmt::join(collective.ranks, ", "));
       }

@@ -11,8 +11,13 @@
 
 namespace sonde::profile {
 
-// Humane units for a quantity ("46 us", "35.5 MB/s", "266 Mflop/s").
+// Humane units for a quantity ("46 us", "35.5 MB/s", "266 Mflop/s"), its interval in brackets.
 std::string format_quantity(const Quantity& quantity);
+// A value alone in the same units ("46 us").
+std::string format_value(double value, const std::string& unit);
+// A collective's forms in the papers' notation, t in us and m in bytes ("(52 log n) + (0.029 log
+// n) m"), or where its measured points are when it has no form in n.
+std::string format_collective(const Collective& collective);
 
 std::string format_profile(const Profile& profile);
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what sonde needs from Debian's packages; does nothing when all of it is there.
 #   scripts/install-deps.sh               build, test and run dependencies (clang and its
-#                                         libFuzzer runtime for scripts/fuzz.sh)
+#                                         libFuzzer runtime for scripts/fuzz.sh; headless chromium
+#                                         and imagemagick for the datasheet's browser test)
 #   scripts/install-deps.sh --reference   also the independent tools that scripts/compare-reference.sh
 #                                         measures sonde against (likwid, linux-perf, hpcc; python3
 #                                         for their tables)
@@ -18,6 +19,7 @@ packages=(
   libmuparser-dev libcsv-dev valgrind
   clang-format
   clang libclang-rt-14-dev
+  chromium imagemagick fonts-dejavu-core
 )
 if [[ "${1:-}" == "--reference" ]]; then
   packages+=(likwid linux-perf hpcc python3)
