@@ -441,6 +441,34 @@ std::string collectives_section(const Page& page) {
         escape(c.t0.note));
   }
   out += "</tbody></table>\n";
+  // The same collectives as one model in n and m at once (Calotoiu et al. (2016)), where fitted.
+  std::string models;
+  for (const auto& [name, c] : p.collectives) {
+    if (!c.ranks_and_bytes) continue;
+    const profile::TwoParameterFormula& f = *c.ranks_and_bytes;
+    std::vector<std::string> intervals;
+    for (const profile::TwoParameterTerm& t : f.terms) {
+      intervals.push_back(t.interval ? fmt::format("[{:.3g} .. {:.3g}]", t.interval->low * 1e6,
+                                                   t.interval->high * 1e6)
+                                     : std::string("none"));
+    }
+    models += fmt::format(
+        "<tr><th>{}</th><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
+        "class=\"note\">{}</td></tr>\n",
+        escape(name), escape(f.text(1e6)), escape(fmt::format("{}", fmt::join(intervals, " "))),
+        f.quality ? escape(fmt::format("mean {:.1f}%, max {:.1f}% over {}",
+                                       100 * f.quality->mean_relative_error,
+                                       100 * f.quality->max_relative_error, f.quality->points))
+                  : absent_cell("none given"),
+        escape(f.note));
+  }
+  if (!models.empty()) {
+    out += fmt::format(
+        "<h3>In n and m at once</h3>\n<table>\n<thead><tr><th>operation</th><th>t(n, m) in "
+        "us, fitted</th><th>95% intervals of the terms (us)</th><th>fit error</th><th>notes"
+        "</th></tr></thead>\n<tbody>\n{}</tbody></table>\n",
+        models);
+  }
   std::string rows;
   std::size_t count = 0;
   for (const auto& [name, c] : p.collectives) {
