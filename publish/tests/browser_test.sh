@@ -54,8 +54,11 @@ chrome() {
     --user-data-dir="$work/browser-profile/$name" "$@" 2>"$work/chromium-$name.log"
 }
 
-pages=("$site"/*.html)
-[[ -e "${pages[0]}" ]] || { echo "FAIL: $site holds no page" >&2; exit 1; }
+# Renders every page of a site folder and checks it; counts what fails in `failures`.
+check_site() {
+local site=$1
+local pages=("$site"/*.html)
+[[ -e "${pages[0]}" ]] || { fail "$site holds no page"; return; }
 
 # One Chromium run a page, as many at once as there are cores (most of a run is its start): it
 # loads the page, writes its screenshot and prints the DOM it built.
@@ -125,7 +128,32 @@ for page in "${pages[@]}"; do
              sort -u)
 done
 
-echo "browser test: ${#pages[@]} pages in $(($(date +%s) - started)) s; screenshots in $work/shots"
+checked=${#pages[@]}
+}
+
+check_site "$site"
+pages_checked=$checked
+real_failures=$failures
+
+# The checks must be able to fail: a page that renders blank and one whose image and link lead
+# nowhere must be caught, or the test above proves nothing.
+broken="$work/broken"
+mkdir -p "$broken"
+printf '<!DOCTYPE html><html><body style="background:#fff"><h1></h1></body></html>\n' \
+  >"$broken/blank.html"
+printf '<!DOCTYPE html><html><body><h1>Broken</h1><img src="missing.svg"><a href="#nowhere">x</a>%s\n' \
+  '<a href="https://example.org/">out</a><p>text</p></body></html>' >"$broken/links.html"
+failures=0
+check_site "$broken" 2>"$work/broken.log"
+if ((failures < 4)); then
+  echo "FAIL: the checks caught $failures of the 4 faults planted in $broken ($work/broken.log)" >&2
+  real_failures=$((real_failures + 1))
+else
+  echo "browser test: the checks caught the $failures faults planted in a broken site"
+fi
+failures=$real_failures
+
+echo "browser test: $pages_checked pages in $(($(date +%s) - started)) s; screenshots in $work/shots"
 if ((failures > 0)); then
   echo "browser test: $failures failure(s); Chromium's messages: $work/chromium-<page>.log" >&2
   exit 1
