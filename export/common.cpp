@@ -47,6 +47,22 @@ std::vector<std::string> wrap(const std::string& prefix, const std::string& text
   return lines;
 }
 
+std::string byte_range(const profile::HockneySegment& segment) {
+  if (!std::isfinite(segment.to_bytes)) {
+    return fmt::format("{} B and larger", shortest(segment.from_bytes));
+  }
+  return fmt::format("{} B to {} B", shortest(segment.from_bytes), shortest(segment.to_bytes));
+}
+
+std::string segment_list(const profile::PointToPoint& p2p) {
+  std::string list;
+  for (const profile::HockneySegment& s : p2p.segments) {
+    list += fmt::format("{}{}: t0 {} s, r_inf {} B/s", list.empty() ? "" : "; ", byte_range(s),
+                        shortest(s.t0.value), shortest(s.r_inf.value));
+  }
+  return list;
+}
+
 std::string describe(const profile::Quantity& quantity) {
   std::string text = profile::to_string(quantity.origin);
   if (quantity.interval) {

@@ -17,6 +17,10 @@ std::string fixed_decimal(double value);
 // "// - "), the others with its comment leader and indented under the text.
 std::vector<std::string> wrap(const std::string& prefix, const std::string& text,
                               std::size_t width = 100);
+// "0 B to 256 B", or "4096 B and larger" for the open last segment.
+std::string byte_range(const profile::HockneySegment& segment);
+// Every segment: "0 B to 256 B: t0 4.4e-07 s, r_inf 2.9e+09 B/s; 304 B to ...".
+std::string segment_list(const profile::PointToPoint& p2p);
 // "fitted, 95% interval 1.2e-07 .. 1.4e-07 s" for a comment.
 std::string describe(const profile::Quantity& quantity);
 

@@ -108,13 +108,11 @@ std::string dimemas_cfg(const profile::Profile& profile, const std::string& wher
   const double latency = first.t0.value;
   const double bandwidth_mbps = last.r_inf.value / kMebibyte;
   const std::string latency_text =
-      fmt::format("latency {} s: Hockney t0 of the first point-to-point segment ({} B to {} B; {})",
-                  real(latency), detail::shortest(first.from_bytes),
-                  detail::shortest(first.to_bytes), detail::describe(first.t0));
-  const std::string bandwidth_text =
-      fmt::format("bandwidth {} MBps: Hockney r_inf of the last segment (from {} B; {} B/s, {})",
-                  real(bandwidth_mbps), detail::shortest(last.from_bytes),
-                  detail::shortest(last.r_inf.value), detail::describe(last.r_inf));
+      fmt::format("latency {} s: Hockney t0 of the first point-to-point segment ({}; {})",
+                  real(latency), detail::byte_range(first), detail::describe(first.t0));
+  const std::string bandwidth_text = fmt::format(
+      "bandwidth {} MBps: Hockney r_inf of the last segment ({}; {} B/s, {})", real(bandwidth_mbps),
+      detail::byte_range(last), detail::shortest(last.r_inf.value), detail::describe(last.r_inf));
 
   double intra_latency = 0, intra_bandwidth = 0, inter_latency = 0, inter_bandwidth = 0;
   if (nodes == 1) {
@@ -147,16 +145,10 @@ std::string dimemas_cfg(const profile::Profile& profile, const std::string& wher
         "and 7 of the multi node record by hand before simulating tasks that share a node.");
   }
   if (p2p.segments.size() > 1) {
-    std::string segments;
-    for (const profile::HockneySegment& s : p2p.segments) {
-      segments += fmt::format(" [{} B, {} B]: t0 {} s, r_inf {} B/s;",
-                              detail::shortest(s.from_bytes), detail::shortest(s.to_bytes),
-                              detail::shortest(s.t0.value), detail::shortest(s.r_inf.value));
-    }
-    segments.pop_back();
+    const std::string segments = detail::segment_list(p2p);
     not_expressed.push_back(fmt::format(
         "the protocol segments: Dimemas has one latency and one bandwidth, the profile {} "
-        "segments:{}.",
+        "segments: {}.",
         p2p.segments.size(), segments));
   }
 

@@ -20,6 +20,26 @@
 
 namespace sonde::exports {
 
+namespace {
+
+// Extra-P models a parameter from five or more of its values; say so for each that has fewer.
+void note_few_values(ExtrapData& data, const std::string& advice) {
+  for (std::size_t i = 0; i < data.parameters.size(); ++i) {
+    std::set<double> values;
+    for (const ExtrapSeries& s : data.series) {
+      for (const ExtrapPoint& p : s.points) values.insert(p.coordinates[i]);
+    }
+    if (values.size() < 5) {
+      data.notes.push_back(fmt::format(
+          "Parameter {} has {} value(s): Extra-P needs five values of a parameter to model it; "
+          "{}.",
+          data.parameters[i], values.size(), advice));
+    }
+  }
+}
+
+}  // namespace
+
 ExtrapData extrap_from_collectives(const profile::Profile& profile, const std::string& where) {
   ExtrapData data;
   data.parameters = {"p", "m"};
@@ -63,16 +83,7 @@ ExtrapData extrap_from_collectives(const profile::Profile& profile, const std::s
     data.notes.push_back(fmt::format("Not expressed: {}: forms only, no measured points.",
                                      fmt::join(without, ", ")));
   }
-  std::set<double> ranks;
-  for (const ExtrapSeries& s : data.series) {
-    for (const ExtrapPoint& p : s.points) ranks.insert(p.coordinates[0]);
-  }
-  if (ranks.size() < 5) {
-    data.notes.push_back(fmt::format(
-        "Measured at {} communicator size(s): Extra-P needs five values of a parameter to model "
-        "it; run the MPI suite on more ranks.",
-        ranks.size()));
-  }
+  note_few_values(data, "run the MPI suite on more ranks");
   return data;
 }
 
@@ -137,6 +148,7 @@ ExtrapData extrap_from_counters(const counters::CounterTable& table, const std::
   data.notes.push_back(
       "Not expressed: the per-bank counts (bank_*), the per-processor values, and counts "
       "measured on some processors of a phase only.");
+  note_few_values(data, "run more pilot sizes or process counts");
   for (const std::string& item : incomplete) {
     data.notes.push_back("Not expressed: " + item +
                          ": absent there, or not counted on every processor.");

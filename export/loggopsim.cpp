@@ -62,10 +62,9 @@ std::string loggopsim_command(const profile::Profile& profile, const std::string
   const long long L = whole(first.t0.value * per_second, 'L', where);
   options.emplace_back('L', L);
   comments.push_back(fmt::format(
-      "-L {}: Hockney t0 of the first point-to-point segment ({} B to {} B), {} s, {}; the "
-      "one-way start-up of a message as measured end to end, both overheads included.",
-      L, detail::shortest(first.from_bytes), detail::shortest(first.to_bytes),
-      detail::shortest(first.t0.value), detail::describe(first.t0)));
+      "-L {}: Hockney t0 of the first point-to-point segment ({}), {} s, {}; the one-way "
+      "start-up of a message as measured end to end, both overheads included.",
+      L, detail::byte_range(first), detail::shortest(first.t0.value), detail::describe(first.t0)));
   options.emplace_back('o', 0);
   comments.push_back(
       "-o 0: the CPU overhead per message was not measured apart from the latency (sonde's "
@@ -74,10 +73,10 @@ std::string loggopsim_command(const profile::Profile& profile, const std::string
   const long long G = whole(seconds_per_byte * per_second, 'G', where);
   options.emplace_back('G', G);
   comments.push_back(fmt::format(
-      "-G {}: 1 / r_inf of the last segment (from {} B), r_inf = {} B/s, {}; rounded to a whole "
-      "{} per byte ({} exactly).",
-      G, detail::shortest(last.from_bytes), detail::shortest(last.r_inf.value),
-      detail::describe(last.r_inf), unit, detail::shortest(seconds_per_byte * per_second)));
+      "-G {}: 1 / r_inf of the last segment ({}), r_inf = {} B/s, {}; rounded to a whole {} "
+      "per byte (unrounded: {}).",
+      G, detail::byte_range(last), detail::shortest(last.r_inf.value), detail::describe(last.r_inf),
+      unit, detail::shortest(seconds_per_byte * per_second)));
   options.emplace_back('O', 0);
   comments.push_back(
       "-O 0: the CPU overhead per byte was not measured apart from the bandwidth; it is held in "
@@ -91,16 +90,10 @@ std::string loggopsim_command(const profile::Profile& profile, const std::string
         "({} B); the last segment starts at {} B, so the switch lies between the two sizes "
         "measured.",
         S, detail::shortest(eager.to_bytes), detail::shortest(last.from_bytes)));
-    std::string segments;
-    for (const profile::HockneySegment& s : p2p.segments) {
-      segments += fmt::format(" [{} B, {} B]: t0 {} s, r_inf {} B/s;",
-                              detail::shortest(s.from_bytes), detail::shortest(s.to_bytes),
-                              detail::shortest(s.t0.value), detail::shortest(s.r_inf.value));
-    }
-    segments.pop_back();
+    const std::string segments = detail::segment_list(p2p);
     not_expressed.push_back(fmt::format(
         "the other segments: LogGOPSim has one L, one G and one breakpoint S; the profile has {} "
-        "segments:{}. Above S LogGOPSim simulates the rendezvous handshake itself.",
+        "segments: {}. Above S LogGOPSim simulates the rendezvous handshake itself.",
         p2p.segments.size(), segments));
   } else {
     not_expressed.push_back(

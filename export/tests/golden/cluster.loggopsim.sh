@@ -9,15 +9,15 @@
 # -o 0: the CPU overhead per message was not measured apart from the latency (sonde's ping-pong
 #   times the whole message); it is held in L, and given as 0 so that LogGOPSim does not add its
 #   default 1500 on top of the measured t0.
-# -G 100: 1 / r_inf of the last segment (from 16384 B), r_inf = 10000000000 B/s, fitted, 95%
-#   interval 9500000000 .. 10500000000 B/s; rounded to a whole ps per byte (100 exactly).
+# -G 100: 1 / r_inf of the last segment (16384 B to 4194304 B), r_inf = 10000000000 B/s, fitted, 95%
+#   interval 9500000000 .. 10500000000 B/s; rounded to a whole ps per byte (unrounded: 100).
 # -O 0: the CPU overhead per byte was not measured apart from the bandwidth; it is held in G
 #   (LogGOPSim charges max(O, G) per byte at the receiver).
 # -S 8192: the protocol breakpoint, the largest message of the segment before the last (8192 B); the
 #   last segment starts at 16384 B, so the switch lies between the two sizes measured.
 # Not expressed:
 # - the other segments: LogGOPSim has one L, one G and one breakpoint S; the profile has 2 segments:
-#   [0 B, 8192 B]: t0 1.5e-06 s, r_inf 2000000000 B/s; [16384 B, 4194304 B]: t0 6e-06 s, r_inf
+#   0 B to 8192 B: t0 1.5e-06 s, r_inf 2000000000 B/s; 16384 B to 4194304 B: t0 6e-06 s, r_inf
 #   10000000000 B/s. Above S LogGOPSim simulates the rendezvous handshake itself.
 # - -g: the gap per message (the inverse of the message rate) was not measured (the profile keeps no
 #   streaming or message-rate result): left out, so LogGOPSim uses its default 1000 in the time unit

@@ -9,18 +9,18 @@
 # -o 0: the CPU overhead per message was not measured apart from the latency (sonde's ping-pong
 #   times the whole message); it is held in L, and given as 0 so that LogGOPSim does not add its
 #   default 1500 on top of the measured t0.
-# -G 97: 1 / r_inf of the last segment (from 4096 B), r_inf = 10302317693.901299 B/s, fitted, 95%
-#   interval 10064524003.666252 .. 10491487139.464941 B/s; rounded to a whole ps per byte
-#   (97.06553706764194 exactly).
+# -G 97: 1 / r_inf of the last segment (4096 B to 16777216 B), r_inf = 10302317693.901299 B/s,
+#   fitted, 95% interval 10064524003.666252 .. 10491487139.464941 B/s; rounded to a whole ps per
+#   byte (unrounded: 97.06553706764194).
 # -O 0: the CPU overhead per byte was not measured apart from the bandwidth; it is held in G
 #   (LogGOPSim charges max(O, G) per byte at the receiver).
 # -S 3444: the protocol breakpoint, the largest message of the segment before the last (3444 B); the
 #   last segment starts at 4096 B, so the switch lies between the two sizes measured.
 # Not expressed:
 # - the other segments: LogGOPSim has one L, one G and one breakpoint S; the profile has 4 segments:
-#   [0 B, 256 B]: t0 4.4349201668963645e-07 s, r_inf 2883691696.438692 B/s; [304 B, 2048 B]: t0
-#   7.462467581263502e-07 s, r_inf 11633626647.711569 B/s; [2435 B, 3444 B]: t0
-#   1.208877599602227e-06 s, r_inf 22192744706.260136 B/s; [4096 B, 16777216 B]: t0
+#   0 B to 256 B: t0 4.4349201668963645e-07 s, r_inf 2883691696.438692 B/s; 304 B to 2048 B: t0
+#   7.462467581263502e-07 s, r_inf 11633626647.711569 B/s; 2435 B to 3444 B: t0
+#   1.208877599602227e-06 s, r_inf 22192744706.260136 B/s; 4096 B to 16777216 B: t0
 #   4.029601479965772e-06 s, r_inf 10302317693.901299 B/s. Above S LogGOPSim simulates the
 #   rendezvous handshake itself.
 # - -g: the gap per message (the inverse of the message rate) was not measured (the profile keeps no
