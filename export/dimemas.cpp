@@ -46,11 +46,13 @@ std::string real(double value) {
 std::optional<int> collective_model(const profile::Profile& profile, std::string& why) {
   const auto found = profile.collectives.find("broadcast");
   if (found == profile.collectives.end() || !found->second.has_forms()) return std::nullopt;
-  int model = 1;
+  // The fastest-growing term decides: linear (n, n log n, n^c) over logarithmic over constant.
+  bool linear = false, logarithmic = false;
   for (const profile::Term& term : found->second.t0.terms) {
-    if (term.basis == "log n") model = std::max(model, 3);
-    if (term.basis == "n" || term.basis == "n log n" || term.basis == "n^c") model = 2;
+    logarithmic = logarithmic || term.basis == "log n";
+    linear = linear || term.basis == "n" || term.basis == "n log n" || term.basis == "n^c";
   }
+  const int model = linear ? 2 : logarithmic ? 3 : 1;
   why = "from the basis of collectives.broadcast.t0 (" + found->second.t0.text(1e6) + " us)";
   return model;
 }

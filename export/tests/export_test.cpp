@@ -228,6 +228,16 @@ TEST(Dimemas, OneProcessorPerNodeIsInterNode) {
   EXPECT_DOUBLE_EQ(back.inter_bandwidth_mbps * 1048576,
                    sp2.point_to_point->segments[0].r_inf.value);
   EXPECT_EQ(back.intra_latency_seconds, 0);
+  EXPECT_EQ(back.collective_model, 3);  // Table 5: broadcast 52 log n us
+
+  // The fastest-growing term decides, whatever the order of the terms.
+  profile::Profile linear = sp2;
+  profile::Term n;
+  n.basis = "n";
+  n.coefficient = 1e-6;
+  linear.collectives.at("broadcast")
+      .t0.terms.insert(linear.collectives.at("broadcast").t0.terms.begin(), n);
+  EXPECT_EQ(read_dimemas_cfg(dimemas_cfg(linear, "sp2"), "sp2.cfg").collective_model, 2);
 }
 
 TEST(Dimemas, ProfileWithoutNodesNamesFileAndKey) {
