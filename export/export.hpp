@@ -89,6 +89,9 @@ struct ExtrapData {
   std::vector<ExtrapSeries> series;
   std::vector<std::string> notes;  // what the data leaves out, written into the file
   std::string source;              // the file(s) it came from
+  // What to do where a parameter has fewer than the five values Extra-P needs to model it; the
+  // writers say so for the series they write.
+  std::string more_values_advice;
 };
 // Collectives: parameters p (ranks) and m (bytes), one region per collective, metric time (s).
 ExtrapData extrap_from_collectives(const profile::Profile& profile, const std::string& where);

@@ -22,20 +22,25 @@ namespace sonde::exports {
 
 namespace {
 
-// Extra-P models a parameter from five or more of its values; say so for each that has fewer.
-void note_few_values(ExtrapData& data, const std::string& advice) {
+// Extra-P models a parameter from five or more of its values: a note for each that has fewer in
+// the series written.
+std::vector<std::string> few_values_notes(const ExtrapData& data,
+                                          const std::vector<const ExtrapSeries*>& written) {
+  std::vector<std::string> notes;
   for (std::size_t i = 0; i < data.parameters.size(); ++i) {
     std::set<double> values;
-    for (const ExtrapSeries& s : data.series) {
-      for (const ExtrapPoint& p : s.points) values.insert(p.coordinates[i]);
+    for (const ExtrapSeries* s : written) {
+      for (const ExtrapPoint& p : s->points) values.insert(p.coordinates[i]);
     }
     if (values.size() < 5) {
-      data.notes.push_back(fmt::format(
-          "Parameter {} has {} value(s): Extra-P needs five values of a parameter to model it; "
-          "{}.",
-          data.parameters[i], values.size(), advice));
+      notes.push_back(fmt::format(
+          "Parameter {} has {} value(s) here: Extra-P needs five values of a parameter to model "
+          "it{}.",
+          data.parameters[i], values.size(),
+          data.more_values_advice.empty() ? "" : "; " + data.more_values_advice));
     }
   }
+  return notes;
 }
 
 }  // namespace
@@ -83,7 +88,7 @@ ExtrapData extrap_from_collectives(const profile::Profile& profile, const std::s
     data.notes.push_back(fmt::format("Not expressed: {}: forms only, no measured points.",
                                      fmt::join(without, ", ")));
   }
-  note_few_values(data, "run the MPI suite on more ranks");
+  data.more_values_advice = "run the MPI suite on more ranks";
   return data;
 }
 
@@ -148,7 +153,7 @@ ExtrapData extrap_from_counters(const counters::CounterTable& table, const std::
   data.notes.push_back(
       "Not expressed: the per-bank counts (bank_*), the per-processor values, and counts "
       "measured on some processors of a phase only.");
-  note_few_values(data, "run more pilot sizes or process counts");
+  data.more_values_advice = "run more pilot sizes or process counts";
   for (const std::string& item : incomplete) {
     data.notes.push_back("Not expressed: " + item +
                          ": absent there, or not counted on every processor.");
@@ -205,6 +210,9 @@ std::string extrap_text(const ExtrapData& data) {
         fmt::join(left_out, ", "));
     for (const std::string& line : detail::wrap("# ", note)) out << line << "\n";
   }
+  for (const std::string& note : few_values_notes(data, kept)) {
+    for (const std::string& line : detail::wrap("# ", note)) out << line << "\n";
+  }
   out << "PARAMETER";
   for (const std::string& parameter : data.parameters) out << " " << parameter;
   out << "\nPOINTS";
@@ -238,6 +246,10 @@ std::string extrap_text(const ExtrapData& data) {
 }
 
 std::string extrap_json(const ExtrapData& data) {
+  std::vector<const ExtrapSeries*> all;
+  for (const ExtrapSeries& s : data.series) all.push_back(&s);
+  std::vector<std::string> notes = data.notes;
+  for (const std::string& note : few_values_notes(data, all)) notes.push_back(note);
   nlohmann::ordered_json root;
   root["parameters"] = data.parameters;
   nlohmann::ordered_json measurements = nlohmann::ordered_json::object();
@@ -253,7 +265,7 @@ std::string extrap_json(const ExtrapData& data) {
   root["sonde"] = {
       {"format", "Extra-P JSON input (docs/file-formats.md of github.com/extra-p/extrap)"},
       {"source", data.source},
-      {"notes", data.notes}};
+      {"notes", notes}};
   return root.dump(2) + "\n";
 }
 
