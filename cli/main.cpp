@@ -11,6 +11,7 @@
 #include "core/units.hpp"
 #include "core/version.hpp"
 #include "counters/command.hpp"
+#include "export/export.hpp"
 #include "microbench/topology.hpp"
 #include "predict/command.hpp"
 #include "profile/profile.hpp"
@@ -252,6 +253,26 @@ int main(int argc, char** argv) {
         ->required();
     publish->add_option("-o,--output", publish_options.output, "The site's folder")->required();
 
+    auto* export_verb = app.add_subcommand(
+        "export", "Write a profile (or counter files) in another tool's format (docs/exports.md)");
+    sonde::exports::ExportArguments export_arguments;
+    export_verb
+        ->add_option("format", export_arguments.format,
+                     "roofline (ERT roofline.json), dimemas (.cfg), loggopsim (command line), "
+                     "extrap-text or extrap-json (Extra-P input)")
+        ->required()
+        ->check(CLI::IsMember(sonde::exports::formats()));
+    export_verb
+        ->add_option("input", export_arguments.inputs,
+                     "A profile; for extrap-*, a profile (its collectives) or counter files of "
+                     "pilot runs")
+        ->required();
+    export_verb->add_option("-o,--output", export_arguments.output, "The file to write")
+        ->required();
+    export_verb->add_option("--reference", export_arguments.reference,
+                            "dimemas: the profile of the machine the trace was recorded on (the "
+                            "speed ratio is the two peak rates' ratio)");
+
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -277,6 +298,7 @@ int main(int argc, char** argv) {
     if (extrapolate->parsed()) {
       return sonde::counters::extrapolate_command(extrapolate_arguments, std::cout);
     }
+    if (export_verb->parsed()) return sonde::exports::export_command(export_arguments, std::cout);
     if (show->parsed()) {
       std::cout << sonde::profile::format_profile(sonde::profile::read_profile(show_path));
       return 0;

@@ -274,6 +274,20 @@ expect_error("missing column 'processor'" ${SONDE} predict --machine ${MACHINES}
 expect_error("contention.f1: absent" ${SONDE} predict --machine ${MACHINES}/ibm-sp2.yaml
              --counters ${counts}/radix-2000000.csv)
 expect_error("wrote no phase record" ${SONDE} counters --source time --size 1 -o ${WORK}/x.csv -- true)
+
+# Exports (docs/exports.md): every format from a measured profile, Extra-P's from counter files;
+# a profile that lacks what a format needs is refused, naming the file and the key.
+foreach(format roofline dimemas loggopsim extrap-text extrap-json)
+  run_ok(${SONDE} export ${format} ${MACHINES}/epyc-vm.yaml -o ${WORK}/export/${format})
+  if(NOT EXISTS ${WORK}/export/${format})
+    message(FATAL_ERROR "sonde export ${format} wrote nothing")
+  endif()
+endforeach()
+run_ok(${SONDE} export extrap-text ${counts}/radix-200000.csv ${counts}/radix-400000.csv
+       -o ${WORK}/export/radix.txt)
+expect_error("cm-5.yaml: machine.nodes: absent" ${SONDE} export dimemas ${MACHINES}/cm-5.yaml
+             -o ${WORK}/export/cm-5.cfg)
+expect_error("format: nonsense not in" ${SONDE} export nonsense ${MACHINES}/cm-5.yaml -o ${WORK}/x)
 message(STATUS "sonde command ok")
 
 # A build without PAPI (-DHAVE_PAPI=0 from cli/CMakeLists.txt) refuses `--source papi`, naming
