@@ -1,10 +1,13 @@
 // `sonde export <format> <input...> -o <file>`: reads the input, makes the format's text, writes it
 // atomically.
+#include <fmt/format.h>
+
 #include <filesystem>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "export/export.hpp"
+#include "plot/profile_plots.hpp"
 
 namespace sonde::exports {
 
@@ -72,6 +75,24 @@ int export_command(const ExportArguments& arguments, std::ostream& out) {
   write_file_atomically(arguments.output, text);
   out << arguments.format << " export of " << joined(arguments.inputs) << " written to "
       << arguments.output << "\n";
+  if (arguments.format == "roofline") {
+    // The plot is drawn from the file as written and read back, so that it shows what the file
+    // says: <output stem>.{png,svg} beside it.
+    const Roofline written = read_roofline_json(text, arguments.output);
+    plot::Roofline roofline;
+    roofline.scope = "node";
+    roofline.peak_flops = written.gflops * 1e9;
+    for (const auto& [level, gbytes] : written.gbytes) {
+      roofline.ceilings.push_back({level, "as exported", gbytes * 1e9});
+    }
+    const std::filesystem::path output(arguments.output);
+    const std::filesystem::path folder =
+        output.has_parent_path() ? output.parent_path() : std::filesystem::path(".");
+    const auto files = plot::plot_roofline(
+        fmt::format("{}: roofline as exported (ERT roofline.json)", arguments.inputs[0]), roofline,
+        folder, output.stem().string());
+    for (const auto& file : files) out << "roofline plot written to " << file.string() << "\n";
+  }
   return 0;
 }
 

@@ -283,8 +283,19 @@ foreach(format roofline dimemas loggopsim extrap-text extrap-json)
     message(FATAL_ERROR "sonde export ${format} wrote nothing")
   endif()
 endforeach()
+# The roofline's plot is drawn from the file as written, beside it.
+if(NOT EXISTS ${WORK}/export/roofline.svg)
+  message(FATAL_ERROR "sonde export roofline drew no plot (${WORK}/export/roofline.svg)")
+endif()
 run_ok(${SONDE} export extrap-text ${counts}/radix-200000.csv ${counts}/radix-400000.csv
        -o ${WORK}/export/radix.txt)
+# Pilot runs at several process counts: Extra-P's second parameter is their stated count.
+file(GLOB by_processes ${CMAKE_CURRENT_LIST_DIR}/../../examples/sorts/counts/vm-np/radix-*-p*.csv)
+run_ok(${SONDE} export extrap-json ${by_processes} -o ${WORK}/export/radix-np.json)
+file(READ ${WORK}/export/radix-np.json np_json)
+if(NOT np_json MATCHES "2400000\\.0,[ \n]*8\\.0")
+  message(FATAL_ERROR "extrap-json lacks the point (2400000, 8 processes):\n${np_json}")
+endif()
 expect_error("cm-5.yaml: machine.nodes: absent" ${SONDE} export dimemas ${MACHINES}/cm-5.yaml
              -o ${WORK}/export/cm-5.cfg)
 expect_error("format: nonsense not in" ${SONDE} export nonsense ${MACHINES}/cm-5.yaml -o ${WORK}/x)
