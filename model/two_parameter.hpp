@@ -8,9 +8,10 @@
 // whole (n/p) that counts per process show under strong scaling. Where Extra-P first chooses each
 // parameter's best function on its own and then combines them, every combination is tried here
 // outright: with seven functions a side that is 260 hypotheses, each cheap, and no choice is made
-// from a slice of the data. Every hypothesis is fitted by relative least squares (least_squares.hpp) and scored by its
-// leave-one-out error; the simplest one that is not worse than the best beyond the noise wins (the
-// same one-sided paired test as select_form), and among equally simple ones the lowest score.
+// from a slice of the data. Every hypothesis is fitted by relative least squares
+// (least_squares.hpp) and scored by its leave-one-out error; the simplest one that is not worse
+// than the best beyond the noise wins (the same one-sided paired test as select_form), and among
+// equally simple ones the lowest score.
 #pragma once
 
 #include <array>
