@@ -6,6 +6,7 @@
 // eager; times are in the unit of the schedule, nanoseconds by Schedgen's default --timemult).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <sstream>
@@ -100,14 +101,35 @@ std::string loggopsim_command(const profile::Profile& profile, const std::string
         "-S: no protocol breakpoint was measured (one Hockney segment): left out, so LogGOPSim "
         "uses its default 65535 B; give -S yourself if the library switches protocols.");
   }
-  not_expressed.push_back(
-      "-g: the gap per message (the inverse of the message rate) was not measured (the profile "
-      "keeps no streaming or message-rate result): left out, so LogGOPSim uses its default "
-      "1000 in the time unit above; give -g yourself.");
+  // g: the time per message of the smallest unidirectional stream, where the profile has one.
+  const profile::StreamingMeasurement* stream = nullptr;
+  for (const profile::StreamingMeasurement& m : p2p.streaming) {
+    if (m.direction == "unidirectional" && (!stream || m.bytes < stream->bytes)) stream = &m;
+  }
+  if (stream) {
+    const long long g = whole(stream->seconds_per_message.value * per_second, 'g', where);
+    options.emplace_back('g', g);
+    comments.push_back(fmt::format(
+        "-g {}: the gap per message, the time per message of a unidirectional stream of {} B "
+        "messages sent back to back (point_to_point.streaming), {} s, {}; the inverse of the "
+        "message rate.",
+        g, detail::shortest(stream->bytes), detail::shortest(stream->seconds_per_message.value),
+        detail::describe(stream->seconds_per_message)));
+  } else {
+    not_expressed.push_back(
+        "-g: the gap per message (the inverse of the message rate) was not measured (the profile "
+        "has no point_to_point.streaming): left out, so LogGOPSim uses its default 1000 in the "
+        "time unit above; give -g yourself.");
+  }
   not_expressed.push_back(
       "intervals of L and G (LogGOPSim takes single values), the collectives (LogGOPSim "
       "simulates them from their schedules) and congestion (network-type LogGP).");
 
+  // The options in LogGOPSim's own order, L o g G O S.
+  const std::string order = "LogGOS";
+  std::stable_sort(options.begin(), options.end(), [&](const auto& a, const auto& b) {
+    return order.find(a.first) < order.find(b.first);
+  });
   std::ostringstream out;
   for (const std::string& comment : comments) {
     for (const std::string& line : detail::wrap("# ", comment)) out << line << "\n";

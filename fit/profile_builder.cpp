@@ -492,6 +492,20 @@ void add_mpi(const RunRecords& run, profile::Profile& p) {
       pp.segments.push_back(out);
     }
     pp.quality = FitQuality{fit.mean_relative_error, fit.max_relative_error, bytes.size()};
+    // The streaming benchmark's time per message, every size and direction, as measured: at a
+    // small size it is LogGP's gap g (Alexandrov et al. (1995)), which a ping-pong cannot show.
+    for (const Measurement& m : run.mpi_other) {
+      if (m.params.value("part", "") != "stream" || m.counter != "seconds_per_message") continue;
+      pp.streaming.push_back(
+          {m.params.value("kernel", ""), m.params.value("message_bytes", 0.0),
+           measured(m, "s",
+                    fmt::format("one message of a window of {} sent back to back: median of the "
+                                "repetitions; interval: their range",
+                                m.params.value("window", 0)))});
+    }
+    std::stable_sort(pp.streaming.begin(), pp.streaming.end(), [](const auto& a, const auto& b) {
+      return std::pair(a.direction, a.bytes) < std::pair(b.direction, b.bytes);
+    });
     if (!pp.segments.empty()) p.point_to_point = pp;
   } else if (!bytes.empty()) {
     p.not_fitted.push_back("point_to_point: fewer than three message sizes");

@@ -156,10 +156,21 @@ struct PointToPointMeasurement {
   bool operator==(const PointToPointMeasurement&) const = default;
 };
 
+// One size of the streaming benchmark: a window of messages sent back to back to another rank
+// (unidirectional) or by both at once (bidirectional). Its time per message at a small size is
+// LogGP's gap g, the inverse of the message rate (Alexandrov et al. (1995)).
+struct StreamingMeasurement {
+  std::string direction;  // "unidirectional", "bidirectional"
+  double bytes = 0;
+  Quantity seconds_per_message;  // measured; interval the repetitions' range
+  bool operator==(const StreamingMeasurement&) const = default;
+};
+
 struct PointToPoint {
   std::vector<HockneySegment> segments;  // t = t0 + m / r_inf, in order of message size
   std::optional<FitQuality> quality;
   std::vector<PointToPointMeasurement> measurements;
+  std::vector<StreamingMeasurement> streaming;
   bool operator==(const PointToPoint&) const = default;
 
   double seconds(double bytes) const;  // the segment holding `bytes`, or the nearest

@@ -377,7 +377,7 @@ Overheads read_overheads(const Reader& r, const YAML::Node& node) {
 }
 
 PointToPoint read_point_to_point(const Reader& r, const YAML::Node& node) {
-  r.map(node, "point_to_point", {"segments", "quality", "measurements"}, {"segments"});
+  r.map(node, "point_to_point", {"segments", "quality", "measurements", "streaming"}, {"segments"});
   PointToPoint p;
   const YAML::Node& segments = node["segments"];
   if (!segments.IsSequence() || segments.size() == 0) {
@@ -413,6 +413,25 @@ PointToPoint read_point_to_point(const Reader& r, const YAML::Node& node) {
       if (list[i]["ranks"]) m.ranks = r.count(list[i]["ranks"], path + ".ranks");
       m.time = r.quantity(list[i]["time"], path + ".time", {"s"});
       p.measurements.push_back(m);
+    }
+  }
+  if (node["streaming"]) {
+    const YAML::Node& list = node["streaming"];
+    if (!list.IsSequence()) r.fail(list, "point_to_point.streaming", "expected a list");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string path = fmt::format("point_to_point.streaming[{}]", i);
+      r.map(list[i], path, {"direction", "bytes", "seconds_per_message"},
+            {"direction", "bytes", "seconds_per_message"});
+      StreamingMeasurement m;
+      m.direction = r.text(list[i]["direction"], path + ".direction");
+      if (m.direction != "unidirectional" && m.direction != "bidirectional") {
+        r.fail(list[i]["direction"], path + ".direction",
+               "expected unidirectional or bidirectional, found '" + m.direction + "'");
+      }
+      m.bytes = r.non_negative(list[i]["bytes"], path + ".bytes");
+      m.seconds_per_message =
+          r.quantity(list[i]["seconds_per_message"], path + ".seconds_per_message", {"s"});
+      p.streaming.push_back(m);
     }
   }
   return p;
@@ -851,6 +870,17 @@ std::string to_yaml(const Profile& p) {
         if (m.ranks) out << YAML::Key << "ranks" << YAML::Value << *m.ranks;
         out << YAML::Key << "time" << YAML::Value;
         emit_quantity(out, m.time);
+        out << YAML::EndMap;
+      }
+      out << YAML::EndSeq;
+    }
+    if (!pp.streaming.empty()) {
+      out << YAML::Key << "streaming" << YAML::Value << YAML::BeginSeq;
+      for (const StreamingMeasurement& m : pp.streaming) {
+        out << YAML::BeginMap << YAML::Key << "direction" << YAML::Value << m.direction << YAML::Key
+            << "bytes" << YAML::Value << number_text(m.bytes) << YAML::Key << "seconds_per_message"
+            << YAML::Value;
+        emit_quantity(out, m.seconds_per_message);
         out << YAML::EndMap;
       }
       out << YAML::EndSeq;

@@ -308,6 +308,17 @@ TEST(LogGOPSim, MeasuredAndTranscribedProfiles) {
   EXPECT_EQ(back.options.at('L'), std::llround(segments.front().t0.value * 1e12));
   EXPECT_EQ(back.options.at('G'), std::llround(1e12 / segments.back().r_inf.value));
   EXPECT_EQ(back.options.at('S'), static_cast<long long>(segments[segments.size() - 2].to_bytes));
+  // g: the measured time per message of the smallest unidirectional stream.
+  const profile::StreamingMeasurement* smallest = nullptr;
+  for (const auto& m : profile.point_to_point->streaming) {
+    if (m.direction == "unidirectional" && (!smallest || m.bytes < smallest->bytes)) smallest = &m;
+  }
+  ASSERT_TRUE(smallest) << "epyc-vm.yaml keeps its streaming measurements";
+  EXPECT_EQ(back.options.at('g'), std::llround(smallest->seconds_per_message.value * 1e12));
+  EXPECT_EQ(text.find("-g: the gap per message (the inverse"), std::string::npos);
+  const std::string command = text.substr(text.rfind("\nLogGOPSim ") + 1);
+  EXPECT_EQ(command.rfind("LogGOPSim -L ", 0), 0u) << command;
+  EXPECT_LT(command.find(" -o 0 -g "), command.find(" -G ")) << "LogGOPSim's order: " << command;
 
   // The SP2: 28.6 MB/s is 35 ns per byte, so nanoseconds; one segment, so no breakpoint.
   const std::string sp2 = loggopsim_command(read(machine("ibm-sp2.yaml")), "machines/ibm-sp2.yaml");

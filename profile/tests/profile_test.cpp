@@ -75,6 +75,7 @@ Profile full_profile() {
                      q(1e10, "B/s", Origin::fitted)}};
   pp.quality = FitQuality{0.03, 0.1, 30};
   pp.measurements = {PointToPointMeasurement{8, 2, q(1.1e-6, "s")}};
+  pp.streaming = {StreamingMeasurement{"unidirectional", 1, q(1.2e-7, "s")}};
   p.point_to_point = pp;
   Collective alltoall;
   alltoall.t0 = barrier;
@@ -492,6 +493,17 @@ TEST_F(Malformed, TextThatIsNotUtf8) {
   const Profile p = parse_profile(tab, "tab.yaml");
   EXPECT_EQ(p.machine.name, "test\tmachine");
   EXPECT_EQ(parse_profile(to_yaml(p), "again.yaml"), p);
+}
+
+TEST_F(Malformed, Streaming) {
+  const std::string direction = "    - direction: unidirectional\n";
+  ASSERT_NE(good.find(direction), std::string::npos) << good;
+  expect_rejected(
+      replaced(good, direction, "    - direction: sideways\n"),
+      "point_to_point.streaming[0].direction: expected unidirectional or bidirectional, "
+      "found 'sideways'");
+  expect_rejected(replaced(good, direction, "    - direction: unidirectional\n      window: 64\n"),
+                  "point_to_point.streaming[0].window: unknown key");
 }
 
 TEST_F(Malformed, CollectiveModelInRanksAndBytes) {

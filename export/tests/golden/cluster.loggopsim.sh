@@ -19,9 +19,9 @@
 # - the other segments: LogGOPSim has one L, one G and one breakpoint S; the profile has 2 segments:
 #   0 B to 8192 B: t0 1.5e-06 s, r_inf 2000000000 B/s; 16384 B to 4194304 B: t0 6e-06 s, r_inf
 #   10000000000 B/s. Above S LogGOPSim simulates the rendezvous handshake itself.
-# - -g: the gap per message (the inverse of the message rate) was not measured (the profile keeps no
-#   streaming or message-rate result): left out, so LogGOPSim uses its default 1000 in the time unit
-#   above; give -g yourself.
+# - -g: the gap per message (the inverse of the message rate) was not measured (the profile has no
+#   point_to_point.streaming): left out, so LogGOPSim uses its default 1000 in the time unit above;
+#   give -g yourself.
 # - intervals of L and G (LogGOPSim takes single values), the collectives (LogGOPSim simulates them
 #   from their schedules) and congestion (network-type LogGP).
 # Run with the schedule: sh <this file> -f <schedule.bin>

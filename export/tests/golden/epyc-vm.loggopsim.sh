@@ -16,6 +16,9 @@
 #   (LogGOPSim charges max(O, G) per byte at the receiver).
 # -S 3444: the protocol breakpoint, the largest message of the segment before the last (3444 B); the
 #   last segment starts at 4096 B, so the switch lies between the two sizes measured.
+# -g 118832: the gap per message, the time per message of a unidirectional stream of 1 B messages
+#   sent back to back (point_to_point.streaming), 1.1883174094945298e-07 s, measured, range
+#   1.1845368852458917e-07 .. 1.3163205259562862e-07 s; the inverse of the message rate.
 # Not expressed:
 # - the other segments: LogGOPSim has one L, one G and one breakpoint S; the profile has 4 segments:
 #   0 B to 256 B: t0 4.4349201668963645e-07 s, r_inf 2883691696.438692 B/s; 304 B to 2048 B: t0
@@ -23,10 +26,7 @@
 #   1.208877599602227e-06 s, r_inf 22192744706.260136 B/s; 4096 B to 16777216 B: t0
 #   4.029601479965772e-06 s, r_inf 10302317693.901299 B/s. Above S LogGOPSim simulates the
 #   rendezvous handshake itself.
-# - -g: the gap per message (the inverse of the message rate) was not measured (the profile keeps no
-#   streaming or message-rate result): left out, so LogGOPSim uses its default 1000 in the time unit
-#   above; give -g yourself.
 # - intervals of L and G (LogGOPSim takes single values), the collectives (LogGOPSim simulates them
 #   from their schedules) and congestion (network-type LogGP).
 # Run with the schedule: sh <this file> -f <schedule.bin>
-LogGOPSim -L 443492 -o 0 -G 97 -O 0 -S 3444 "$@"
+LogGOPSim -L 443492 -o 0 -g 118832 -G 97 -O 0 -S 3444 "$@"
