@@ -47,6 +47,19 @@ std::vector<std::string> wrap(const std::string& prefix, const std::string& text
   return lines;
 }
 
+std::string comment_header(const std::string& leader, const std::vector<std::string>& comments,
+                           const std::vector<std::string>& not_expressed) {
+  std::string out;
+  for (const std::string& comment : comments) {
+    for (const std::string& line : wrap(leader, comment)) out += line + "\n";
+  }
+  out += leader + "Not expressed:\n";
+  for (const std::string& item : not_expressed) {
+    for (const std::string& line : wrap(leader + "- ", item)) out += line + "\n";
+  }
+  return out;
+}
+
 std::string byte_range(const profile::HockneySegment& segment) {
   if (!std::isfinite(segment.to_bytes)) {
     return fmt::format("{} B and larger", shortest(segment.from_bytes));

@@ -17,6 +17,10 @@ std::string fixed_decimal(double value);
 // "// - "), the others with its comment leader and indented under the text.
 std::vector<std::string> wrap(const std::string& prefix, const std::string& text,
                               std::size_t width = 100);
+// A file's header: each comment wrapped behind `leader` ("# ", "// "), then "Not expressed:" and
+// each item as a list entry; every line ends in a newline.
+std::string comment_header(const std::string& leader, const std::vector<std::string>& comments,
+                           const std::vector<std::string>& not_expressed);
 // "0 B to 256 B", or "4096 B and larger" for the open last segment.
 std::string byte_range(const profile::HockneySegment& segment);
 // Every segment: "0 B to 256 B: t0 4.4e-07 s, r_inf 2.9e+09 B/s; 304 B to ...".

@@ -181,13 +181,7 @@ std::string dimemas_cfg(const profile::Profile& profile, const std::string& wher
 
   std::ostringstream out;
   out << "#DIMEMAS_CONFIGURATION\n";
-  for (const std::string& comment : comments) {
-    for (const std::string& line : detail::wrap("// ", comment)) out << line << "\n";
-  }
-  out << "// Not expressed:\n";
-  for (const std::string& item : not_expressed) {
-    for (const std::string& line : detail::wrap("// - ", item)) out << line << "\n";
-  }
+  out << detail::comment_header("// ", comments, not_expressed);
   out << "\n";
   const std::string name = field_text(profile.machine.name);
   out << "\"wide area network information\" {\"\", 1, 0, 4, 0.0, 0.0, 1};;\n\n";

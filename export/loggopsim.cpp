@@ -131,13 +131,7 @@ std::string loggopsim_command(const profile::Profile& profile, const std::string
     return order.find(a.first) < order.find(b.first);
   });
   std::ostringstream out;
-  for (const std::string& comment : comments) {
-    for (const std::string& line : detail::wrap("# ", comment)) out << line << "\n";
-  }
-  out << "# Not expressed:\n";
-  for (const std::string& item : not_expressed) {
-    for (const std::string& line : detail::wrap("# - ", item)) out << line << "\n";
-  }
+  out << detail::comment_header("# ", comments, not_expressed);
   out << "# Run with the schedule: sh <this file> -f <schedule.bin>\n";
   out << "LogGOPSim";
   for (const auto& [option, value] : options) out << fmt::format(" -{} {}", option, value);

@@ -580,6 +580,18 @@ void emit_quantity(YAML::Emitter& out, const Quantity& q) {
   out << YAML::EndMap;
 }
 
+// What a fitted form ends with: its origin, quality, sources and note, and the end of its map.
+void emit_fit_tail(YAML::Emitter& out, Origin origin, const std::optional<FitQuality>& quality,
+                   const std::vector<std::string>& sources, const std::string& note) {
+  out << YAML::Key << "origin" << YAML::Value << to_string(origin);
+  if (quality) {
+    out << YAML::Key << "quality" << YAML::Value;
+    emit_quality(out, *quality);
+  }
+  emit_sources_note(out, sources, note);
+  out << YAML::EndMap;
+}
+
 void emit_formula(YAML::Emitter& out, const Formula& f) {
   const bool per_byte = f.unit == "s/B";
   out << YAML::BeginMap << YAML::Key << "unit" << YAML::Value << f.unit;
@@ -597,13 +609,8 @@ void emit_formula(YAML::Emitter& out, const Formula& f) {
     }
     out << YAML::EndMap;
   }
-  out << YAML::EndSeq << YAML::Key << "origin" << YAML::Value << to_string(f.origin);
-  if (f.quality) {
-    out << YAML::Key << "quality" << YAML::Value;
-    emit_quality(out, *f.quality);
-  }
-  emit_sources_note(out, f.sources, f.note);
-  out << YAML::EndMap;
+  out << YAML::EndSeq;
+  emit_fit_tail(out, f.origin, f.quality, f.sources, f.note);
 }
 
 void emit_two_parameter(YAML::Emitter& out, const TwoParameterFormula& f) {
@@ -627,13 +634,8 @@ void emit_two_parameter(YAML::Emitter& out, const TwoParameterFormula& f) {
     }
     out << YAML::EndMap;
   }
-  out << YAML::EndSeq << YAML::Key << "origin" << YAML::Value << to_string(f.origin);
-  if (f.quality) {
-    out << YAML::Key << "quality" << YAML::Value;
-    emit_quality(out, *f.quality);
-  }
-  emit_sources_note(out, f.sources, f.note);
-  out << YAML::EndMap;
+  out << YAML::EndSeq;
+  emit_fit_tail(out, f.origin, f.quality, f.sources, f.note);
 }
 
 template <typename T, typename Emit>
