@@ -410,7 +410,25 @@ std::string point_to_point_section(const Page& page) {
         "derived).</li>\n",
         *ratio);
   }
-  out += "</ul>\n" + figure_html(page.figures, "pingpong");
+  out += "</ul>\n";
+  // The streaming benchmark as measured: LogGP's gap g at a small size (Alexandrov et al. (1995)).
+  if (!pp.streaming.empty()) {
+    std::string rows;
+    for (const profile::StreamingMeasurement& m : pp.streaming) {
+      rows += fmt::format(
+          "<tr><th>{}</th><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
+          "class=\"num\">{}</td></tr>\n",
+          escape(m.direction), escape(format_bytes(m.bytes)), value_html(m.seconds_per_message),
+          value_html(derived(m.bytes / m.seconds_per_message.value, "B/s")));
+    }
+    out += fmt::format(
+        "<details><summary>Streaming: {} measured point{}, time per message of a window sent back "
+        "to back (at a small size, LogGP's gap g)</summary>\n<table>\n<thead><tr><th>direction"
+        "</th><th>message m</th><th>time per message [interval]</th><th>bandwidth (derived)</th>"
+        "</tr></thead>\n<tbody>\n{}</tbody></table>\n</details>\n",
+        pp.streaming.size(), pp.streaming.size() == 1 ? "" : "s", rows);
+  }
+  out += figure_html(page.figures, "pingpong");
   return out + "</section>\n";
 }
 

@@ -56,6 +56,7 @@ profile::Profile fixture() {
   s.t0 = quantity(2e-6, "s", 1.8e-6, 2.2e-6);
   s.r_inf = quantity(5e9, "B/s", 4.5e9, 5.5e9);
   pp.segments = {s};
+  pp.streaming = {{"unidirectional", 8, quantity(1.25e-7, "s", 1.2e-7, 1.3e-7)}};
   p.point_to_point = pp;
   p.not_fitted = {"collectives: measured on communicators of 2 rank(s) only <none>"};
   return p;
@@ -90,6 +91,10 @@ TEST(Publish, PageHasEverySectionWithUnitsAndIntervals) {
   EXPECT_NE(html.find("[1.40 ns .. 1.60 ns] min..max"), std::string::npos);
   EXPECT_NE(html.find("2.00 us"), std::string::npos) << "t0";
   EXPECT_NE(html.find("32 KiB"), std::string::npos) << "L1d capacity";
+  // The streaming benchmark: 8 B in 125 ns is 64 MB/s, derived.
+  EXPECT_NE(html.find("Streaming: 1 measured point,"), std::string::npos);
+  EXPECT_NE(html.find("125 ns"), std::string::npos) << "time per message";
+  EXPECT_NE(html.find("<span class=\"v derived\">64.0 MB/s</span>"), std::string::npos);
   // Derived values are marked: m_1/2 = t0 r_inf = 10 kB, the roofline's ridge points.
   EXPECT_NE(html.find("v derived"), std::string::npos);
   EXPECT_NE(html.find("0.04 flop/B"), std::string::npos) << "L1d ridge: 4e9 / 100e9";
