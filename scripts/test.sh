@@ -13,13 +13,15 @@ files=$(git ls-files '*.cpp' '*.hpp' 2>/dev/null || find . -name '*.cpp' -o -nam
 clang-format --dry-run --Werror $files
 
 jobs=$(nproc)
+started=$SECONDS
 for preset in release asan; do
-  echo "== build: $preset"
+  echo "== build: $preset (at $((SECONDS - started)) s)"
   cmake --preset "$preset" >/dev/null
   cmake --build --preset "$preset" -j "$jobs"
-  echo "== tests: $preset"
+  echo "== tests: $preset (at $((SECONDS - started)) s)"
   ctest --preset "$preset" -j "$jobs"
 done
+echo "== builds and tests done (at $((SECONDS - started)) s)"
 
 # A short fuzzing pass over every reader of user input (scripts/fuzz.sh, docs/fuzzing.md): the
 # fuzz build (clang, the readers only), their kept inputs as tests, then 5 s per reader; about
