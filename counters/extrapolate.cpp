@@ -178,26 +178,24 @@ Extrapolation extrapolate_in_size_and_processes(const CounterTable& pilots,
         }
       }
     }
-    if (!first.banks.empty()) {
-      for (const auto& [bank, values] : first.banks) {
-        for (const auto& [counter, v] : values) {
-          std::vector<double> y;
-          for (const PhaseCounts* run : runs) {
-            const auto b = run->banks.find(bank);
-            if (b == run->banks.end() || !b->second.count(counter))
-              throw absent(*run, fmt::format("{} of bank {}", counter, bank));
-            y.push_back(b->second.at(counter).value);
-          }
-          const TwoParameterSeries series = fit_in_size_and_processes(
-              n, p, y, targets, fmt::format("{} of phase '{}', bank {}", counter, phase, bank),
-              resamples);
-          out.fits.push_back({phase, counter, bank, true, series.form, series.mean_relative_error,
-                              series.max_relative_error, static_cast<int>(n.size()), ""});
-          for (std::size_t t = 0; t < targets.size(); ++t) {
-            PhaseCounts& run = out.forecast.phases[base + t];
-            run.banks[bank][counter] = {series.forecast[t], series.low[t], series.high[t],
-                                        "extrapolated", run.where};
-          }
+    for (const auto& [bank, values] : first.banks) {
+      for (const auto& [counter, v] : values) {
+        std::vector<double> y;
+        for (const PhaseCounts* run : runs) {
+          const auto b = run->banks.find(bank);
+          if (b == run->banks.end() || !b->second.count(counter))
+            throw absent(*run, fmt::format("{} of bank {}", counter, bank));
+          y.push_back(b->second.at(counter).value);
+        }
+        const TwoParameterSeries series = fit_in_size_and_processes(
+            n, p, y, targets, fmt::format("{} of phase '{}', bank {}", counter, phase, bank),
+            resamples);
+        out.fits.push_back({phase, counter, bank, true, series.form, series.mean_relative_error,
+                            series.max_relative_error, static_cast<int>(n.size()), ""});
+        for (std::size_t t = 0; t < targets.size(); ++t) {
+          PhaseCounts& run = out.forecast.phases[base + t];
+          run.banks[bank][counter] = {series.forecast[t], series.low[t], series.high[t],
+                                      "extrapolated", run.where};
         }
       }
     }

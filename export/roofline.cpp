@@ -23,16 +23,6 @@ struct Choice {
   const profile::Quantity* quantity = nullptr;
 };
 
-int threads_of(const std::string& key) {
-  const auto slash = key.find('/');
-  if (slash == std::string::npos) return 0;
-  try {
-    return std::stoi(key.substr(slash + 1));
-  } catch (const std::exception&) {
-    return 0;
-  }
-}
-
 // The bandwidth ERT's triad-like kernel would see: triad with the most threads; else the kernel
 // that ERT's is closest to (copy, then read, then write) with the most threads; else any key.
 Choice choose_bandwidth(const profile::MemoryLevel& level) {
@@ -41,8 +31,8 @@ Choice choose_bandwidth(const profile::MemoryLevel& level) {
     int most = -1;
     for (const auto& [key, quantity] : level.bandwidth) {
       if (key.rfind(kernel + "/", 0) != 0) continue;
-      if (threads_of(key) > most) {
-        most = threads_of(key);
+      if (profile::bandwidth_threads(key) > most) {
+        most = profile::bandwidth_threads(key);
         best = {key, &quantity};
       }
     }

@@ -246,16 +246,6 @@ std::string TwoParameterModel::formula() const {
   return text;
 }
 
-TwoParameterModel fit_two_parameter_form(const TwoParameterForm& form,
-                                         const std::vector<double>& x1,
-                                         const std::vector<double>& x2,
-                                         const std::vector<double>& y, const std::string& what,
-                                         const std::array<std::string, 2>& variables) {
-  const Points points{x1, x2, y};
-  check_points(points, what, variables);
-  return finish(form, points, variables, what);
-}
-
 TwoParameterModel select_two_parameter_model(const std::vector<double>& x1,
                                              const std::vector<double>& x2,
                                              const std::vector<double>& y, const std::string& what,

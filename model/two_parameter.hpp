@@ -76,13 +76,6 @@ TwoParameterModel select_two_parameter_model(
     const std::string& what, const std::array<std::string, 2>& variables = {"p", "m"},
     double tolerance = 0.0);
 
-// The given form, fitted (no selection); cv_error is its leave-one-out score.
-TwoParameterModel fit_two_parameter_form(const TwoParameterForm& form,
-                                         const std::vector<double>& x1,
-                                         const std::vector<double>& x2,
-                                         const std::vector<double>& y, const std::string& what,
-                                         const std::array<std::string, 2>& variables = {"p", "m"});
-
 // Bootstrap intervals of what `quantities` computes from the form refitted to each resample of
 // the points (the form fixed): forecasts at other parameters, say.
 std::vector<Interval> two_parameter_bootstrap(

@@ -150,12 +150,12 @@ std::vector<std::filesystem::path> bandwidth_plot(const profile::Profile& p,
     const profile::MemoryLevel& level = p.memory[level_index];
     std::map<std::string, ErrorSeries> lines;
     for (const auto& [key, q] : level.bandwidth) {
-      const auto slash = key.find('/');
-      if (slash == std::string::npos) continue;
-      const double threads = std::stod(key.substr(slash + 1));
+      if (key.find('/') == std::string::npos) continue;
+      const double threads = profile::bandwidth_threads(key);
       const double low = q.interval ? q.interval->low : q.value;
       const double high = q.interval ? q.interval->high : q.value;
-      lines[key.substr(0, slash)].emplace_back(threads, q.value / 1e9, low / 1e9, high / 1e9);
+      lines[profile::bandwidth_kernel(key)].emplace_back(threads, q.value / 1e9, low / 1e9,
+                                                         high / 1e9);
     }
     for (auto& [kernel, series] : lines) {
       auto known = std::find(kernels.begin(), kernels.end(), kernel);
@@ -373,24 +373,8 @@ std::optional<Roofline> roofline_of(const profile::Profile& p) {
   }
   for (const profile::MemoryLevel& level : p.memory) {
     // The thread count to take: the most measured (node) or one (core).
-    long threads = node ? 0 : 1;
-    const auto threads_of = [](const std::string& key) {
-      const auto slash = key.find('/');
-      return slash == std::string::npos ? 0L : std::strtol(key.c_str() + slash + 1, nullptr, 10);
-    };
-    if (node) {
-      for (const auto& [key, q] : level.bandwidth) threads = std::max(threads, threads_of(key));
-    }
-    const RooflineCeiling* best = nullptr;
-    RooflineCeiling candidate;
-    for (const auto& [key, q] : level.bandwidth) {
-      if (threads_of(key) != threads || !(q.value > 0)) continue;
-      if (!best || q.value > candidate.bytes_per_second) {
-        candidate = {level.name, key, q.value};
-        best = &candidate;
-      }
-    }
-    if (best) out.ceilings.push_back(candidate);
+    const auto [key, best] = profile::best_bandwidth(level, node ? -1 : 1);
+    if (best) out.ceilings.push_back({level.name, key, best->value});
   }
   if (out.ceilings.empty() || !(out.peak_flops > 0)) return std::nullopt;
   return out;

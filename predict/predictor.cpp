@@ -368,9 +368,8 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
     traffic = bytes;
     std::map<int, const profile::Quantity*> by_threads;
     for (const auto& [key, q] : level->bandwidth) {
-      const auto slash = key.find('/');
-      if (slash != std::string::npos && key.substr(0, slash) == c.access) {
-        by_threads[std::atoi(key.c_str() + slash + 1)] = &q;
+      if (key.find('/') != std::string::npos && profile::bandwidth_kernel(key) == c.access) {
+        by_threads[profile::bandwidth_threads(key)] = &q;
       }
     }
     const int wanted = static_cast<int>(sharers);

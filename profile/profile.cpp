@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <set>
 
 #include "core/error.hpp"
@@ -130,6 +131,27 @@ std::string TwoParameterFormula::text(double scale) const {
     out += significant(i == 0 ? c : std::abs(c)) + (variable.empty() ? "" : " " + variable);
   }
   return out;
+}
+
+std::string bandwidth_kernel(const std::string& key) { return key.substr(0, key.find('/')); }
+
+int bandwidth_threads(const std::string& key) {
+  const auto slash = key.find('/');
+  return slash == std::string::npos ? 0 : std::atoi(key.c_str() + slash + 1);
+}
+
+std::pair<std::string, const Quantity*> best_bandwidth(const MemoryLevel& level, int threads) {
+  if (threads < 0) {
+    threads = 0;
+    for (const auto& [key, q] : level.bandwidth)
+      threads = std::max(threads, bandwidth_threads(key));
+  }
+  std::pair<std::string, const Quantity*> best{"", nullptr};
+  for (const auto& [key, q] : level.bandwidth) {
+    if (bandwidth_threads(key) != threads || !(q.value > 0)) continue;
+    if (!best.second || q.value > best.second->value) best = {key, &q};
+  }
+  return best;
 }
 
 double PointToPoint::seconds(double bytes) const {

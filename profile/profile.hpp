@@ -112,6 +112,14 @@ struct MemoryLevel {
   bool operator==(const MemoryLevel&) const = default;
 };
 
+// A bandwidth key "kernel/threads" taken apart: "triad/2" is triad with 2 threads; a key without
+// a thread count (a transcribed "bus") is its own kernel, with 0 threads.
+std::string bandwidth_kernel(const std::string& key);
+int bandwidth_threads(const std::string& key);
+// The level's largest positive bandwidth among those measured with `threads` threads, or with the
+// most threads it was measured with (threads < 0), and its key; {"", nullptr} where there is none.
+std::pair<std::string, const Quantity*> best_bandwidth(const MemoryLevel& level, int threads = -1);
+
 // Amato et al. (1999), section 4.1: g1 and g2 of one BSP-like function, optimistic and pessimistic,
 // in seconds per access.
 struct BspParameters {

@@ -204,24 +204,6 @@ std::string figure_html(const std::vector<Figure>& figures, const std::string& i
   return "";
 }
 
-// The largest thread count of a "kernel/threads" key.
-long threads_of(const std::string& key) {
-  const auto slash = key.find('/');
-  return slash == std::string::npos ? 0L : std::strtol(key.c_str() + slash + 1, nullptr, 10);
-}
-
-// The level's best bandwidth at the most threads it was measured with, and its key.
-std::optional<std::pair<std::string, Quantity>> best_bandwidth(const MemoryLevel& level) {
-  long most = 0;
-  for (const auto& [key, q] : level.bandwidth) most = std::max(most, threads_of(key));
-  std::optional<std::pair<std::string, Quantity>> best;
-  for (const auto& [key, q] : level.bandwidth) {
-    if (threads_of(key) != most) continue;
-    if (!best || q.value > best->second.value) best = std::pair{key, q};
-  }
-  return best;
-}
-
 std::string message_range(const profile::PointToPoint& pp, const profile::HockneySegment& s) {
   if (pp.segments.size() == 1) return "all sizes";
   if (std::isfinite(s.to_bytes)) {
@@ -953,9 +935,8 @@ std::string index_page(const std::vector<Page>& pages, const std::vector<Failure
     row(name + " bandwidth (best kernel, most threads)", [&](const Profile& p) {
       const MemoryLevel* l = level_of(p, name);
       if (!l) return std::string();
-      const auto best = best_bandwidth(*l);
-      return best ? value_html(best->second) + " <span class=\"iv\">(" + escape(best->first) +
-                        ")</span>"
+      const auto [key, best] = profile::best_bandwidth(*l);
+      return best ? value_html(*best) + " <span class=\"iv\">(" + escape(key) + ")</span>"
                   : std::string();
     });
   }
