@@ -279,7 +279,22 @@ std::vector<std::filesystem::path> collectives_plot(const profile::Profile& p,
                                                     const RunRecords& run,
                                                     const std::filesystem::path& folder) {
   if (p.collectives.empty()) return {};
-  const double bytes = 1024;  // the size the sized collectives are drawn at
+  // The sized collectives are drawn at the measured message size nearest 1 KiB (in ratio), so
+  // that the points beside the lines are measurements, whatever sizes the suite chose.
+  std::vector<double> sizes;
+  for (const CollectiveRecord& r : run.collectives) {
+    if (r.message_bytes != 0) sizes.push_back(static_cast<double>(r.message_bytes));
+  }
+  for (const auto& [op, c] : p.collectives) {
+    for (const profile::CollectiveMeasurement& m : c.measurements) {
+      if (m.bytes != 0) sizes.push_back(static_cast<double>(m.bytes));
+    }
+  }
+  std::sort(sizes.begin(), sizes.end());
+  double bytes = sizes.empty() ? 1024 : sizes.front();
+  for (double s : sizes) {
+    if (std::abs(std::log(s / 1024)) < std::abs(std::log(bytes / 1024))) bytes = s;
+  }
   std::map<std::string, Series> measured;
   for (const CollectiveRecord& r : run.collectives) {
     std::string op = r.operation;
@@ -317,7 +332,8 @@ std::vector<std::filesystem::path> collectives_plot(const profile::Profile& p,
       curve.emplace_back(n, t, t, t);
     }
     layers.push_back(
-        {fmt::format("with lines lc {} lw 2 title {}", color,
+        // gnuplot cycles eight colours: the ninth line on is dashed to stay apart.
+        {fmt::format("with lines lc {} dt {} lw 2 title {}", color, 1 + (color - 1) / 8,
                      quoted(op + ": " +
                             (c.seconds_per_byte ? "(" + c.t0.text(1e6) + ") + (" +
                                                       c.seconds_per_byte->text(1e6) + ") m"
@@ -334,10 +350,11 @@ std::vector<std::filesystem::path> collectives_plot(const profile::Profile& p,
   const std::string settings =
       "set title " +
       quoted(p.machine.name +
-             ": collectives against n (points measured, lines "
-             "fitted; sized ones at m = 1 KiB)") +
+             fmt::format(": collectives against n (points measured, lines fitted; sized ones "
+                         "at m = {} B)",
+                         bytes)) +
       "\nset logscale xy\nset xlabel 'ranks n'\nset ylabel 'microseconds'\n"
-      "set key outside right font ',9'\nset grid";
+      "set key outside below font ',9'\nset grid";
   return render(folder, "collectives", settings, layers);
 }
 
@@ -409,7 +426,8 @@ std::vector<std::filesystem::path> plot_roofline(const std::string& title, const
       line.emplace_back(x, y, y, y);
     }
     layers.push_back(
-        {fmt::format("with lines lc {} lw 2 title {}", color,
+        // gnuplot cycles eight colours: the ninth line on is dashed to stay apart.
+        {fmt::format("with lines lc {} dt {} lw 2 title {}", color, 1 + (color - 1) / 8,
                      quoted(fmt::format("{} ({}): {:.3g} GB/s, ridge at {:.3g} flop/B", c.level,
                                         c.kernel, c.bytes_per_second / 1e9, ridge))),
          line});
