@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Checks the validation corpus (and the heat example's resource spreadsheet) against a profile:
-# `sonde check` at 1 and 2 ranks, 5 repetitions each, at each spreadsheet's own sizes.
+# `sonde check` at 1 and 2 ranks (or SONDE_CHECK_RANKS), 5 repetitions each, at each spreadsheet's
+# own sizes.
 #   bash examples/corpus/check.sh PROFILE [RECORDS FOLDER] [BUILD FOLDER]
 # Records go to <records>/<program>.csv and .json (default examples/corpus/records/<machine>/).
 # SONDE_SHEETS=v2 checks the second spreadsheets (<program>-v2.csv, with loads and stores), into
 # examples/corpus/records/<machine>/v2/ by default.
 # The programs run on this machine; PROFILE may be another machine's (a prediction across machines).
+# SONDE_CHECK_RANKS sets the rank counts (default 1,2; e.g. 1,2,4,8,16 on a 16-core node), and
+# SONDE_MPIEXEC the launcher `sonde check` puts before -n <n> (default mpiexec).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 profile=${1:?usage: check.sh PROFILE [RECORDS FOLDER] [BUILD FOLDER]}
@@ -15,6 +18,7 @@ suffix=""
 [[ "$sheets" == v1 ]] || suffix="-$sheets"
 records=${2:-examples/corpus/records/$machine${suffix:+/$sheets}}
 build=${3:-build/release}
+ranks=${SONDE_CHECK_RANKS:-1,2}
 source scripts/mpi-env.sh
 mkdir -p "$records"
 status=0
@@ -22,7 +26,7 @@ check() {
   local name=$1 spreadsheet=$2
   shift 2
   echo "== $name on $profile" >&2
-  "$build/bin/sonde" check "$spreadsheet" --machine "$profile" --ranks 1,2 --repetitions 5 \
+  "$build/bin/sonde" check "$spreadsheet" --machine "$profile" --ranks "$ranks" --repetitions 5 \
       --csv "$records/$name.csv" --json "$records/$name.json" -- "$@" || status=1
 }
 bin=$build/bin
