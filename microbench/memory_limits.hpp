@@ -49,8 +49,11 @@ struct UsableMemory {
 // The smallest of: MemAvailable (MemTotal where the kernel gives no MemAvailable); cgroup limit
 // minus cgroup usage (never below 0); hwloc's NUMA total (when > 0). On a tie the earlier in that
 // list is named. Throws sonde::io_error when no bound at all is known (nothing readable and a
-// NUMA total of 0).
-UsableMemory usable_memory(const MemoryReadings& readings, std::uint64_t hwloc_numa_bytes);
+// NUMA total of 0). On a machine of one NUMA node (numa_nodes == 1) whose node hwloc gives less
+// than half of MemTotal, hwloc's total is listed but is not a bound: the node's figure leaves out
+// memory the OS has (hotplugged memory on some VMs).
+UsableMemory usable_memory(const MemoryReadings& readings, std::uint64_t hwloc_numa_bytes,
+                           unsigned numa_nodes = 0);
 
 // {"bytes": ..., "bound_by": "...", "bounds": ["...", ...]}
 nlohmann::json to_json(const UsableMemory& usable);

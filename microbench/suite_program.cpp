@@ -44,7 +44,8 @@ int run_suite_program(const SuiteProgram& suite, int argc, char** argv) {
     const Sizing sizing =
         common.sizing_file.empty()
             ? default_sizing(topology,
-                             usable_memory(read_memory_readings(), topology.total_memory_bytes()))
+                             usable_memory(read_memory_readings(), topology.total_memory_bytes(),
+                                           static_cast<unsigned>(topology.numa_nodes().size())))
             : read_sizing(common.sizing_file);
     if (common.sizing_file.empty() && !suite.quiet && !list_parts) {
       for (const std::string& note : sizing.notes)

@@ -208,6 +208,32 @@ TEST_F(FakeRoot, HwlocSmallerThanAllBounds) {
   EXPECT_EQ(json["bounds"].size(), 3u);
 }
 
+// One NUMA node that holds less than half of MemTotal (the kernel's node meminfo leaves out
+// hotplugged memory on some VMs): hwloc's figure is listed, the OS's bound the run. With two
+// nodes the same figure still binds (the run stays within the nodes it may use).
+TEST_F(FakeRoot, OneNodeMissingMemoryIsNoBound) {
+  write("proc/meminfo", kMeminfo);  // MemTotal 23.5 GiB, MemAvailable 22.4 GiB
+  const std::uint64_t numa = 10 * kGiB;
+
+  const UsableMemory one = usable_memory(read_memory_readings(root_), numa, 1);
+  EXPECT_EQ(one.bytes, kAvailable);
+  EXPECT_EQ(one.bound_by, "MemAvailable");
+  ASSERT_EQ(one.bounds.size(), 2u);
+  EXPECT_EQ(one.bounds[1],
+            "hwloc NUMA memory 10 GiB (one NUMA node, less than half of MemTotal 23.5 GiB: not a "
+            "bound)");
+
+  const UsableMemory two = usable_memory(read_memory_readings(root_), numa, 2);
+  EXPECT_EQ(two.bytes, numa);
+  EXPECT_EQ(two.bound_by, "hwloc NUMA memory");
+
+  // One node that holds most of MemTotal (a bare-metal machine): hwloc's figure is a bound as
+  // before, though here MemAvailable is the smaller.
+  const UsableMemory whole = usable_memory(read_memory_readings(root_), 23 * kGiB, 1);
+  EXPECT_EQ(whole.bytes, kAvailable);
+  EXPECT_EQ(whole.bounds.back(), "hwloc NUMA memory 23 GiB");
+}
+
 TEST_F(FakeRoot, NothingKnownIsAnIoError) {
   const MemoryReadings readings = read_memory_readings(root_);  // nothing there: no error yet
   EXPECT_FALSE(readings.os_available_bytes.has_value());
