@@ -61,9 +61,12 @@ struct Sizing {
   // The last level the suites size for, all its instances together; 0 without caches.
   std::uint64_t last_level_total_bytes(const Topology& topology) const;
   // The largest working set of the memory sweep: sweep_beyond_last_level times the last level,
-  // at least 64 MiB, at most max_buffer_bytes.
+  // at least 64 MiB and at least dram_bytes, at most max_buffer_bytes.
   std::uint64_t sweep_max_bytes(const Topology& topology) const;
-  // A working set that means "DRAM": dram_beyond_last_level times the last level, at least
+  // The last level's total that "beyond every cache" is measured from: the larger of what the
+  // suites size for and what hwloc claims for it (levels.back().hwloc_bytes per instance).
+  std::uint64_t cache_reach_bytes(const Topology& topology) const;
+  // A working set that means "DRAM": dram_beyond_last_level times cache_reach_bytes, at least
   // 16 MiB, at most max_buffer_bytes.
   std::uint64_t dram_bytes(const Topology& topology) const;
   // The strides of the contention and stride experiments.
