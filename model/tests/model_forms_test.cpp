@@ -3,6 +3,7 @@
 // failed, why each failed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -74,6 +75,25 @@ TEST(SelectFormErrors, ValidPointsStillChooseAForm) {
   std::vector<double> y;
   for (double n : x) y.push_back(3 * n + 1);
   EXPECT_EQ(select_form(x, y, "linear").form.name, "n + 1");
+}
+
+// A form that fits the points best but turns negative where profiles use it is no candidate: the
+// t0 of a scatter on a 16-core node, 4.82e-07 log n - 3.21e-08 n at n = 2, 4, 8, 16, is negative
+// from n = 128 (and a profile that holds it is refused when read).
+TEST(SelectForm, AFormNegativeBeyondItsPointsIsNotChosen) {
+  const std::vector<double> n{2, 4, 8, 16};
+  std::vector<double> t;
+  for (double x : n) t.push_back(4.82e-7 * std::log2(x) - 3.21e-8 * x);
+  const FormChoice choice = select_form(n, t, "collectives.scatter.t0");
+  for (double x = 2; x <= 1048576; x *= 2)
+    EXPECT_GE(choice(x), 0) << choice.formula() << " at " << x;
+  const auto scored = std::find_if(choice.scores.begin(), choice.scores.end(),
+                                   [](const auto& s) { return s.first == "log n + n"; });
+  ASSERT_NE(scored, choice.scores.end());
+  EXPECT_TRUE(std::isinf(scored->second));
+  // Without the exclusion "log n + n" fits these points exactly: it is what would have won.
+  const FormChoice exact = fit_form(form_named("log n + n"), n, t, "exact");
+  EXPECT_LT(exact(128), 0);
 }
 
 }  // namespace
