@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/error.hpp"
 
 namespace sonde::fit {
@@ -110,6 +112,26 @@ TEST(LevelWindows, FollowTheCapacitiesThreadsCanUse) {
   const auto two = level_windows(vm_topology(), 2);
   EXPECT_EQ(*two[0].hi_bytes, 49152u) << "two private L1s";
   EXPECT_EQ(two[2].capacity_bytes, 32u << 20) << "one shared L3";
+}
+
+// An L3 less than 4 times the L2 (the 16-core node: L2 2 MiB, L3 sized 5.55 MiB by the probe)
+// keeps a window between them, narrowed to the fourth root of their ratio; with 16 threads the
+// 16 private L2s hold more than the one L3 and it has none.
+TEST(LevelWindows, ALevelCloseToItsInnerOneKeepsANarrowerWindow) {
+  nlohmann::json topology = vm_topology();
+  topology["caches"][2]["size_bytes"] = 2u << 20;
+  topology["caches"][3]["size_bytes"] = 5818048;
+  const auto one = level_windows(topology, 1);
+  ASSERT_EQ(one.size(), 4u);
+  const double margin = std::pow(5818048.0 / (2 << 20), 0.25);
+  EXPECT_EQ(one[2].lo_bytes, static_cast<std::uint64_t>((2 << 20) * margin));
+  EXPECT_EQ(*one[2].hi_bytes, static_cast<std::uint64_t>(5818048 / margin));
+  EXPECT_TRUE(one[2].contains(3u << 20));
+  EXPECT_EQ(*one[1].hi_bytes, 1u << 20) << "L2 keeps a factor 2 from L1";
+  topology["caches"][2]["instances"] = 16;
+  const auto sixteen = level_windows(topology, 16);
+  EXPECT_FALSE(sixteen[2].contains(3u << 20));
+  EXPECT_FALSE(sixteen[2].contains(64u << 20));
 }
 
 TEST(MemorySummary, TakesMediansOverEachWindow) {
