@@ -25,6 +25,7 @@ namespace {
 using benchmark::Counter;
 
 constexpr int kTag = 7;
+constexpr int kAlignTag = 9;  // the empty round trip that aligns a pair before its clock starts
 // Buffers of one benchmark stay under this: the window shrinks for large messages.
 constexpr std::uint64_t kWindowBytesCap = 64u << 20;
 
@@ -37,8 +38,14 @@ int world_rank() {
 // One timed iteration: a barrier, `body` on this rank, and the slowest rank's time (when
 // `counts` is false this rank's time does not count: ping-pong is timed on its initiator). Every
 // rank gets the same number back, so Google Benchmark decides the same on every rank.
-double timed_iteration(const std::function<void()>& body, bool counts) {
+// `align`, when given, runs between the barrier and the clock: ranks leave a barrier up to a
+// message latency apart, and a ping-pong timed from its initiator's exit would count the partner's
+// late exit as part of the first round trip (SMPI's exact network model showed it: 4 MiB and
+// longer messages, one round trip per iteration, came out about 1 us too slow).
+double timed_iteration(const std::function<void()>& body, bool counts,
+                       const std::function<void()>& align = {}) {
   MPI_Barrier(MPI_COMM_WORLD);
+  if (align) align();
   const double start = MPI_Wtime();
   body();
   const double local = counts ? MPI_Wtime() - start : 0.0;
@@ -53,7 +60,8 @@ double timed_iteration(const std::function<void()>& body, bool counts) {
 // after the loop; a failure on any rank fails the benchmark on all, so that rank 0 reports it.
 void mpi_loop(benchmark::State& state, const std::string& part, const std::function<void()>& body,
               bool counts, const std::function<bool()>& check,
-              const std::function<void()>& before_timing = {}) {
+              const std::function<void()>& before_timing = {},
+              const std::function<void()>& align = {}) {
   // A test hook: SONDE_TEST_KILL_RANK=r (or r:part) kills rank r in its first benchmark (of that
   // part), as a node failure would, so that the tests can check what a failed run leaves behind.
   static const std::string kill =
@@ -64,10 +72,22 @@ void mpi_loop(benchmark::State& state, const std::string& part, const std::funct
   }
   body();
   if (before_timing) before_timing();
-  for (auto _ : state) state.SetIterationTime(timed_iteration(body, counts));
+  for (auto _ : state) state.SetIterationTime(timed_iteration(body, counts, align));
   int ok = check() ? 1 : 0, all_ok = 0;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (all_ok == 0) state.SkipWithError("a rank received wrong data");
+}
+
+// An empty round trip from a to b: when a gets it back, b is past the barrier and waiting.
+void align_pair(int a, int b) {
+  const int rank = world_rank();
+  if (rank == a) {
+    MPI_Send(nullptr, 0, MPI_BYTE, b, kAlignTag, MPI_COMM_WORLD);
+    MPI_Recv(nullptr, 0, MPI_BYTE, b, kAlignTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  } else if (rank == b) {
+    MPI_Recv(nullptr, 0, MPI_BYTE, a, kAlignTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(nullptr, 0, MPI_BYTE, a, kAlignTag, MPI_COMM_WORLD);
+  }
 }
 
 unsigned char pattern_byte(std::uint64_t i, int salt) {
@@ -119,8 +139,9 @@ void register_pingpong(const MpiSuitePlan& plan, const std::string& name, int a,
         }
       }
     };
-    mpi_loop(state, part, body, rank == a,
-             [&] { return (rank != a && rank != b) || holds_a_pattern(); });
+    mpi_loop(
+        state, part, body, rank == a, [&] { return (rank != a && rank != b) || holds_a_pattern(); },
+        {}, [a, b] { align_pair(a, b); });
     // Xu and Hwang's (1995) ping-pong time: half the round trip.
     state.counters["seconds_per_message"] =
         Counter(2.0 * batch, Counter::kIsIterationInvariantRate | Counter::kInvert);
@@ -198,7 +219,7 @@ void register_stream(const MpiSuitePlan& plan, int a, int b, std::uint64_t bytes
       if (!receives_messages || bytes == 0) return true;
       return first_wrong_stream_message(in, bytes, window, peer) < 0;
     };
-    mpi_loop(state, "stream", body, involved, check, set_apart);
+    mpi_loop(state, "stream", body, involved, check, set_apart, [a, b] { align_pair(a, b); });
     const double moved = static_cast<double>(bytes) * window * windows * (both_ways ? 2 : 1);
     state.counters["bytes_per_second"] = Counter(moved, Counter::kIsIterationInvariantRate);
     state.counters["seconds_per_message"] =
