@@ -34,6 +34,9 @@ constexpr double kTouchSecondsPerByte = 2e-9;
 // Re-measuring noisy benchmarks may take up to a quarter of a part's first pass; on a quiet
 // machine it takes less.
 constexpr double kRemeasureAllowance = 1.15;
+// One pass of a bandwidth kernel over its working set: a repetition lasts at least one pass,
+// however short the minimum time (10 GB/s, one core's memory bandwidth on the slow side).
+constexpr double kStreamSecondsPerByte = 1e-10;
 constexpr double kShuffleSecondsPerLine = 20e-9;  // the chase's random permutation
 constexpr double kMissSeconds = 400e-9;  // a load from memory, until the probe has measured one
 constexpr double kHitSeconds = 5e-9;     // one dependent load from a cache
@@ -268,7 +271,9 @@ double estimate_benchmark_seconds(const nlohmann::json& params, int repetitions,
     set_up = chase_set_up(bytes, std::max<std::uint64_t>(64, u64(params, "line_bytes")), cap, last,
                           miss);
   } else if (params.contains("bytes_per_element")) {
-    set_up = static_cast<double>(u64(params, "working_set_bytes")) * kTouchSecondsPerByte;
+    const double bytes = static_cast<double>(u64(params, "working_set_bytes"));
+    set_up = bytes * kTouchSecondsPerByte;
+    min_time_seconds = std::max(min_time_seconds, bytes * kStreamSecondsPerByte);
   } else if (kernel == "strided_read" || kernel == "strided_write") {
     // The suites keep a target's buffer for all its strides: it is touched before the first.
     std::uint64_t bytes = u64(params, "working_set_bytes");

@@ -50,21 +50,23 @@ std::uint64_t Sizing::sweep_max_bytes(const Topology& topology) const {
 // still hold the data of many threads: on a 16-core guest (Xeon, hwloc 300 MiB of L3) the probe
 // stepped at 17.5 MiB, one thread's triad fell only past 95 MiB, and 16 threads streamed 134 MiB
 // at 260 GB/s where 16 processes streaming 3 GiB got 108 GB/s. So "DRAM" lies beyond both.
-std::uint64_t Sizing::cache_reach_bytes(const Topology& topology) const {
-  const std::uint64_t sized = last_level_total_bytes(topology);
+std::uint64_t Sizing::claimed_last_level_total_bytes(const Topology& topology) const {
   const auto& caches = topology.data_caches();
-  if (caches.empty()) return sized;
+  if (caches.empty()) return 0;
   // The level of the sized topology's last cache (a level the probe showed absent is gone there).
   const auto level = std::find_if(levels.begin(), levels.end(), [&](const LevelCapacity& l) {
     return l.depth == caches.back().depth;
   });
-  if (level == levels.end()) return sized;
-  return std::max(sized, level->hwloc_bytes * std::max(1u, caches.back().instances));
+  if (level == levels.end()) return 0;
+  return level->hwloc_bytes * std::max(1u, caches.back().instances);
 }
 
 std::uint64_t Sizing::dram_bytes(const Topology& topology) const {
-  const double wanted =
-      effort.dram_beyond_last_level * static_cast<double>(cache_reach_bytes(topology));
+  // Twice the claim is beyond it for a stream (each pass evicts what the last one left); the
+  // effort's factor applies to the level as sized, as before.
+  const double wanted = std::max(
+      effort.dram_beyond_last_level * static_cast<double>(last_level_total_bytes(topology)),
+      2.0 * static_cast<double>(claimed_last_level_total_bytes(topology)));
   const std::uint64_t bytes =
       std::max<std::uint64_t>(16 * kMiB, static_cast<std::uint64_t>(wanted));
   return round_down(std::min(bytes, max_buffer_bytes), 4096);

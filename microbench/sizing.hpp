@@ -63,11 +63,11 @@ struct Sizing {
   // The largest working set of the memory sweep: sweep_beyond_last_level times the last level,
   // at least 64 MiB and at least dram_bytes, at most max_buffer_bytes.
   std::uint64_t sweep_max_bytes(const Topology& topology) const;
-  // The last level's total that "beyond every cache" is measured from: the larger of what the
-  // suites size for and what hwloc claims for it (levels.back().hwloc_bytes per instance).
-  std::uint64_t cache_reach_bytes(const Topology& topology) const;
-  // A working set that means "DRAM": dram_beyond_last_level times cache_reach_bytes, at least
-  // 16 MiB, at most max_buffer_bytes.
+  // What hwloc claims for the sized topology's last level, all its instances; 0 when unknown.
+  std::uint64_t claimed_last_level_total_bytes(const Topology& topology) const;
+  // A working set that means "DRAM": dram_beyond_last_level times the last level as sized, and at
+  // least twice hwloc's claim for it (the probe runs on one core; many threads may use more of a
+  // shared level than it saw); at least 16 MiB, at most max_buffer_bytes.
   std::uint64_t dram_bytes(const Topology& topology) const;
   // The strides of the contention and stride experiments.
   std::vector<unsigned> strides() const;

@@ -109,12 +109,12 @@ TEST(Sizing, TheVmWhoseL3ClaimIs508MiBIsSizedFromTheData) {
   EXPECT_EQ(after.memory_steps.size(), 1u);
   ASSERT_EQ(after.notes.size(), before.notes.size() + 1);
   EXPECT_NE(after.notes.back().find("508 MiB"), std::string::npos) << after.notes.back();
-  // The sweep's levels follow the data, but "dram" still lies beyond hwloc's claim (2 x 508 MiB):
+  // The sweep's levels follow the data, but "dram" lies beyond twice hwloc's claim (2 x 508 MiB):
   // the one-thread probe cannot rule out that many threads' data fits the claimed L3. Here the
   // quarter of the 5.5 GiB that bounds every buffer stops it first.
   const Topology sized = sized_topology(vm, after);
   EXPECT_EQ(sized.data_caches().back().size_bytes, after.levels[2].bytes);
-  EXPECT_EQ(after.cache_reach_bytes(sized), 1016 * MiB);
+  EXPECT_EQ(after.claimed_last_level_total_bytes(sized), 1016 * MiB);
   EXPECT_EQ(after.dram_bytes(sized), after.max_buffer_bytes);
   EXPECT_EQ(after.sweep_max_bytes(sized), after.max_buffer_bytes);
 
