@@ -87,6 +87,38 @@ TEST(LatencySteps, AFlatCurveHasNone) {
   EXPECT_TRUE(latency_steps(curve({}, 80e-9, 64 * MiB)).empty());
 }
 
+// The probe as it ran on the 16-core Xeon guest (2026-11-23, machines/h100-host-16c.yaml, the
+// fastest of three repetitions, ns per load): L1 48 KiB, L2 2 MiB, then a step near 17.5 MiB,
+// far inside the 300 MiB of L3 that hwloc claims.
+std::vector<LatencyPoint> recorded_16_core_probe() {
+  const double ns[] = {1.95, 2.01, 1.88, 1.91, 1.87, 1.88, 1.89, 1.91, 5.95, 5.99, 6.17, 6.00, 6.05,
+                       6.00, 6.67, 7.34, 7.75, 8.07, 14.6, 36.6, 41.7, 41.6, 43.2, 45.0, 67.2, 123,
+                       146,  143,  148,  138,  139,  147,  141,  140,  150,  160,  169};
+  std::vector<LatencyPoint> points;
+  for (int i = 0; i < 37; ++i) {
+    points.push_back(
+        {static_cast<std::uint64_t>(4096.0 * std::exp2(i / 2.0)) / 64 * 64, ns[i] * 1e-9});
+  }
+  return points;
+}
+
+// There one thread's probe stepped at 17.5 MiB while 16 threads still streamed 134 MiB from the
+// L3: "dram" lies beyond twice hwloc's claim, not only beyond the probe's step, and the sweep
+// reaches it.
+TEST(Sizing, TheSixteenCoreNodesDramLiesBeyondHwlocsL3) {
+  const Topology node = Topology::from_synthetic(
+      "package:1 l3:1(size=314572800) l2:16(size=2097152) l1d:1(size=49152) pu:1");
+  const Sizing before = default_sizing(node, usable(125 * GiB, "MemAvailable"));
+  const Sizing after = refine_with_probe(before, recorded_16_core_probe());
+  ASSERT_EQ(after.levels.size(), 3u);
+  EXPECT_EQ(after.levels[2].source, "probe");
+  EXPECT_LT(after.levels[2].bytes, 32 * MiB);
+  const Topology sized = sized_topology(node, after);
+  EXPECT_EQ(after.claimed_last_level_total_bytes(sized), 300 * MiB);
+  EXPECT_GE(after.dram_bytes(sized), 600 * MiB);
+  EXPECT_GE(after.sweep_max_bytes(sized), after.dram_bytes(sized));
+}
+
 TEST(Sizing, TheVmWhoseL3ClaimIs508MiBIsSizedFromTheData) {
   const Topology vm = fixture("turin-vm-508mib-l3.xml");
   const Sizing before = default_sizing(vm, usable(vm.total_memory_bytes(), "hwloc NUMA memory"));
