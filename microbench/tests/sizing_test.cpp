@@ -57,19 +57,24 @@ TEST(LatencySteps, FindsEachRiseAndIgnoresASlowOutlier) {
   }
 }
 
+// A probe's points as recorded: two an octave from 4 KiB, in ns per load.
+std::vector<LatencyPoint> probe_points(const std::vector<double>& ns) {
+  std::vector<LatencyPoint> points;
+  for (std::size_t i = 0; i < ns.size(); ++i) {
+    points.push_back(
+        {static_cast<std::uint64_t>(4096.0 * std::exp2(static_cast<double>(i) / 2.0)) / 64 * 64,
+         ns[i] * 1e-9});
+  }
+  return points;
+}
+
 // The probe as it ran on the guest whose hwloc claims an L3 of 508 MiB per core (2026-11-22, the
 // fastest of three repetitions, ns per load): L1 and L2 where hwloc says, an L3 that behaves like
 // about 14 MiB, DRAM from 32 MiB, and a slow rise in memory beyond 512 MiB (nested page walks).
 std::vector<LatencyPoint> recorded_turin_vm_probe() {
-  const double ns[] = {1.18, 1.17, 1.16, 1.16, 1.17, 1.17, 1.20, 1.18, 4.10, 4.04, 4.06, 4.05, 4.06,
+  return probe_points({1.18, 1.17, 1.16, 1.16, 1.17, 1.17, 1.20, 1.18, 4.10, 4.04, 4.06, 4.05, 4.06,
                        4.11, 4.67, 5.83, 8.52, 12.5, 13.5, 14.7, 16.7, 18.0, 20.6, 35.3, 89.5, 134,
-                       151,  162,  171,  183,  198,  244,  201,  210,  231,  290,  349,  369};
-  std::vector<LatencyPoint> points;
-  for (int i = 0; i < 38; ++i) {
-    points.push_back(
-        {static_cast<std::uint64_t>(4096.0 * std::exp2(i / 2.0)) / 64 * 64, ns[i] * 1e-9});
-  }
-  return points;
+                       151,  162,  171,  183,  198,  244,  201,  210,  231,  290,  349,  369});
 }
 
 TEST(LatencySteps, TheRecordedVmProbeHasThreeCachesAndAStepInMemory) {
@@ -91,15 +96,9 @@ TEST(LatencySteps, AFlatCurveHasNone) {
 // fastest of three repetitions, ns per load): L1 48 KiB, L2 2 MiB, then a step near 17.5 MiB,
 // far inside the 300 MiB of L3 that hwloc claims.
 std::vector<LatencyPoint> recorded_16_core_probe() {
-  const double ns[] = {1.95, 2.01, 1.88, 1.91, 1.87, 1.88, 1.89, 1.91, 5.95, 5.99, 6.17, 6.00, 6.05,
+  return probe_points({1.95, 2.01, 1.88, 1.91, 1.87, 1.88, 1.89, 1.91, 5.95, 5.99, 6.17, 6.00, 6.05,
                        6.00, 6.67, 7.34, 7.75, 8.07, 14.6, 36.6, 41.7, 41.6, 43.2, 45.0, 67.2, 123,
-                       146,  143,  148,  138,  139,  147,  141,  140,  150,  160,  169};
-  std::vector<LatencyPoint> points;
-  for (int i = 0; i < 37; ++i) {
-    points.push_back(
-        {static_cast<std::uint64_t>(4096.0 * std::exp2(i / 2.0)) / 64 * 64, ns[i] * 1e-9});
-  }
-  return points;
+                       146,  143,  148,  138,  139,  147,  141,  140,  150,  160,  169});
 }
 
 // There one thread's probe stepped at 17.5 MiB while 16 threads still streamed 134 MiB from the
