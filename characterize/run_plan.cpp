@@ -263,6 +263,7 @@ double estimate_benchmark_seconds(const nlohmann::json& params, int repetitions,
   // Every suite keeps a benchmark's buffers for all its runs (the MPI stream aside): they are set
   // up once.
   double set_up = 0;
+  double per_repetition = min_time_seconds;  // a bandwidth kernel's at least one pass
   if (kernel == "pointer_chase" || kernel == "latency_probe") {
     const std::uint64_t bytes = u64(params, "working_set_bytes");
     const std::uint64_t cap =
@@ -273,7 +274,7 @@ double estimate_benchmark_seconds(const nlohmann::json& params, int repetitions,
   } else if (params.contains("bytes_per_element")) {
     const double bytes = static_cast<double>(u64(params, "working_set_bytes"));
     set_up = bytes * kTouchSecondsPerByte;
-    min_time_seconds = std::max(min_time_seconds, bytes * kStreamSecondsPerByte);
+    per_repetition = std::max(per_repetition, bytes * kStreamSecondsPerByte);
   } else if (kernel == "strided_read" || kernel == "strided_write") {
     // The suites keep a target's buffer for all its strides: it is touched before the first.
     std::uint64_t bytes = u64(params, "working_set_bytes");
@@ -288,7 +289,7 @@ double estimate_benchmark_seconds(const nlohmann::json& params, int repetitions,
     set_up = static_cast<double>(u64(params, "working_set_bytes")) * kTouchSecondsPerByte;
   }
   return kPerBenchmarkSeconds + set_up +
-         (repetitions + kSearchRepetitions) * kRepetitionOverrun * min_time_seconds;
+         (repetitions + kSearchRepetitions) * kRepetitionOverrun * per_repetition;
 }
 
 RunPlan plan_run(const SuiteSelection& selection, const Topology& topology, const Sizing& sizing,

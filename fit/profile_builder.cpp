@@ -496,12 +496,16 @@ void add_mpi(const RunRecords& run, profile::Profile& p) {
     // small size it is LogGP's gap g (Alexandrov et al. (1995)), which a ping-pong cannot show.
     for (const Measurement& m : run.mpi_other) {
       if (m.params.value("part", "") != "stream" || m.counter != "seconds_per_message") continue;
+      // Strictly: a stream record lacking its direction, size or window is an error naming it.
+      const auto param = [&]<class T>(const char* key, T) {
+        return required_param<T>(m.params, key, m.name, m.file);
+      };
       pp.streaming.push_back(
-          {m.params.value("kernel", ""), m.params.value("message_bytes", 0.0),
+          {param("kernel", std::string()), param("message_bytes", 0.0),
            measured(m, "s",
                     fmt::format("one message of a window of {} sent back to back: median of the "
                                 "repetitions; interval: their range",
-                                m.params.value("window", 0)))});
+                                param("window", 0u)))});
     }
     std::stable_sort(pp.streaming.begin(), pp.streaming.end(), [](const auto& a, const auto& b) {
       return std::pair(a.direction, a.bytes) < std::pair(b.direction, b.bytes);

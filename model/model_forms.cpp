@@ -254,13 +254,15 @@ FormChoice select_form(const std::vector<double>& x, const std::vector<double>& 
   const double reach_from = *lowest;
   const double reach = std::max(1048576.0, *highest * 1024);
   std::vector<bool> excluded(candidates.size(), false);
+  std::vector<std::optional<FormChoice>> fits(candidates.size());  // each on all the points
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     std::string why;
     errors.push_back(left_out_errors(candidates[i], x, y, &why));
     scores.emplace_back(candidates[i].name, mean(errors.back()));
     if (!why.empty()) failures.push_back(fmt::format("{}: {}", candidates[i].name, why));
     if (std::isfinite(scores[i].second)) {
-      if (const auto n = negative_between(fit_form(candidates[i], x, y, what), reach_from, reach)) {
+      fits[i] = fit_form(candidates[i], x, y, what);
+      if (const auto n = negative_between(*fits[i], reach_from, reach)) {
         scores[i].second = std::numeric_limits<double>::infinity();
         failures.push_back(fmt::format("{}: negative at {}", candidates[i].name, *n));
         excluded[i] = true;
@@ -278,14 +280,15 @@ FormChoice select_form(const std::vector<double>& x, const std::vector<double>& 
   }
   // The simplest form that is not worse than the best beyond the noise: fewest parameters first,
   // then the earlier in the candidates' order (a constant and a logarithm before a power).
-  const Form* chosen = nullptr;
+  std::size_t chosen = best;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     if (excluded[i] || significantly_worse(errors[i], errors[best], tolerance)) continue;
-    if (chosen == nullptr || candidates[i].parameters() < chosen->parameters()) {
-      chosen = &candidates[i];
+    if (candidates[i].parameters() < candidates[chosen].parameters() ||
+        (candidates[i].parameters() == candidates[chosen].parameters() && i < chosen)) {
+      chosen = i;
     }
   }
-  FormChoice choice = fit_form(*chosen, x, y, what);
+  FormChoice choice = fits[chosen] ? *fits[chosen] : fit_form(candidates[chosen], x, y, what);
   choice.scores = std::move(scores);
   return choice;
 }

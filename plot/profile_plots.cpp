@@ -281,19 +281,24 @@ std::vector<std::filesystem::path> collectives_plot(const profile::Profile& p,
   if (p.collectives.empty()) return {};
   // The sized collectives are drawn at the measured message size nearest 1 KiB (in ratio), so
   // that the points beside the lines are measurements, whatever sizes the suite chose.
+  // The points come from the run, or from the profile alone where there is no run.
   std::vector<double> sizes;
   for (const CollectiveRecord& r : run.collectives) {
     if (r.message_bytes != 0) sizes.push_back(static_cast<double>(r.message_bytes));
   }
-  for (const auto& [op, c] : p.collectives) {
-    for (const profile::CollectiveMeasurement& m : c.measurements) {
-      if (m.bytes != 0) sizes.push_back(static_cast<double>(m.bytes));
+  if (run.collectives.empty()) {
+    for (const auto& [op, c] : p.collectives) {
+      for (const profile::CollectiveMeasurement& m : c.measurements) {
+        if (m.bytes != 0) sizes.push_back(static_cast<double>(m.bytes));
+      }
     }
   }
-  std::sort(sizes.begin(), sizes.end());
-  double bytes = sizes.empty() ? 1024 : sizes.front();
-  for (double s : sizes) {
-    if (std::abs(std::log(s / 1024)) < std::abs(std::log(bytes / 1024))) bytes = s;
+  double bytes = 1024;
+  const auto distance = [](double b) { return std::abs(std::log(b / 1024)); };
+  if (!sizes.empty()) {
+    bytes = *std::min_element(sizes.begin(), sizes.end(), [&](double a, double b) {
+      return distance(a) < distance(b) || (distance(a) == distance(b) && a < b);
+    });
   }
   std::map<std::string, Series> measured;
   for (const CollectiveRecord& r : run.collectives) {
