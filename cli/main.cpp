@@ -17,6 +17,10 @@
 #include "profile/profile.hpp"
 #include "profile/report.hpp"
 #include "publish/publish.hpp"
+#include "replay/command.hpp"
+#if SONDE_HAVE_TRACER
+#include "tracer/launch.hpp"
+#endif
 
 int main(int argc, char** argv) {
   return sonde::run_program("sonde", [&]() -> int {
@@ -273,6 +277,70 @@ int main(int argc, char** argv) {
                             "dimemas: the profile of the machine the trace was recorded on (the "
                             "speed ratio is the two peak rates' ratio)");
 
+    auto* trace = app.add_subcommand(
+        "trace",
+        "Run an MPI program with the tracer preloaded and write its OTF2 trace: every MPI call "
+        "of every rank, the computation between them, the phases it marks");
+    std::string trace_output, trace_machine;
+    std::vector<std::string> trace_command;
+    trace->add_option("-o,--output", trace_output, "The OTF2 anchor file to write (t.otf2)")
+        ->required();
+    trace->add_option("--machine", trace_machine,
+                      "The profile name of the machine it runs on, kept in the trace (replay "
+                      "finds <name>.yaml for the speed ratio)");
+    trace
+        ->add_option("command", trace_command,
+                     "-- the launcher, the program and its arguments: -- mpirun -n 4 ./prog")
+        ->required();
+
+    auto* replay = app.add_subcommand(
+        "replay",
+        "Replay an MPI trace (OTF2) on a machine profile: predicted time, critical path, each "
+        "rank's computation, communication and wait; what-ifs of another machine, process "
+        "count, placement or network");
+    sonde::replay::ReplayOptions replay_options;
+    replay->add_option("trace", replay_options.trace, "The trace's OTF2 anchor file (t.otf2)")
+        ->required()
+        ->check(CLI::ExistingFile);
+    replay->add_option("--machine", replay_options.machine, "The target machine's profile")
+        ->required()
+        ->check(CLI::ExistingFile);
+    replay
+        ->add_option("--source-machine", replay_options.source_machine,
+                     "Profile of the machine the trace was taken on, for the speed ratio "
+                     "(default: the trace's machine name, <name>.yaml beside --machine)")
+        ->check(CLI::ExistingFile);
+    replay->add_option("--speed-ratio", replay_options.speed_ratio,
+                       "Target computation time over traced computation time (ExtraP's "
+                       "MipsRatio), instead of the profiles' peaks");
+    replay
+        ->add_option("--network", replay_options.network,
+                     "Profile of the network between nodes; on one node, of every message "
+                     "(NF's changed network)")
+        ->check(CLI::ExistingFile);
+    replay->add_option("--ranks-per-node", replay_options.ranks_per_node,
+                       "Ranks on each node (default: all on one)");
+    replay->add_option("--placement", replay_options.placement,
+                       "block (default), round-robin, or a node per rank: 0,0,1,1");
+    replay->add_option("--processors-per-node", replay_options.processors_per_node,
+                       "Processors a node's ranks share (default: the profile's cores per node)");
+    replay
+        ->add_option("--messages", replay_options.messages,
+                     "fit: the profile's Hockney segments; table: its measured half round "
+                     "trips (LBF's lookup table)")
+        ->capture_default_str();
+    replay->add_option("--latency-scale", replay_options.latency_scale,
+                       "Multiply every message's and collective's start-up time (what-if)");
+    replay->add_option("--bandwidth-scale", replay_options.bandwidth_scale,
+                       "Multiply every bandwidth (what-if)");
+    replay->add_flag("--extrap-barrier", replay_options.extrap_barrier,
+                     "Barriers by ExtraP's linear master-slave model (profile's barrier_* times)");
+    replay->add_flag("--wall-time", replay_options.wall_time,
+                     "Computation from wall time between calls even where the trace has process "
+                     "time");
+    replay->add_option("--json", replay_options.json, "Write the result as JSON");
+    replay->add_option("--plots", replay_options.plots, "Folder for timeline.{png,svg}");
+
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -297,6 +365,19 @@ int main(int argc, char** argv) {
     if (counters->parsed()) return sonde::counters::counters_command(counters_arguments, std::cerr);
     if (extrapolate->parsed()) {
       return sonde::counters::extrapolate_command(extrapolate_arguments, std::cout);
+    }
+    if (trace->parsed()) {
+#if SONDE_HAVE_TRACER
+      return sonde::tracer::run_trace({trace_output, trace_machine, trace_command});
+#else
+      throw sonde::usage_error("trace", "this sonde was built without MPI (SONDE_MPI=OFF): no "
+                                        "tracer to preload");
+#endif
+    }
+    if (replay->parsed()) {
+      const sonde::replay::ReplayReport report = sonde::replay::run_replay(replay_options);
+      sonde::replay::print_report(replay_options, report, std::cout);
+      return 0;
     }
     if (export_verb->parsed()) return sonde::exports::export_command(export_arguments, std::cout);
     if (show->parsed()) {

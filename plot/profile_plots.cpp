@@ -500,4 +500,39 @@ std::vector<std::filesystem::path> plot_prediction(
   });
 }
 
+std::vector<std::filesystem::path> plot_timeline(const std::string& title,
+                                                 const std::vector<TimelineBar>& bars,
+                                                 const std::vector<std::string>& kinds,
+                                                 const std::filesystem::path& folder,
+                                                 const std::string& stem) {
+  if (!on_path("gnuplot")) {
+    std::cerr << "plots: gnuplot is not on the PATH; no timeline plot\n";
+    return {};
+  }
+  std::uint32_t ranks = 1;
+  for (const TimelineBar& bar : bars) ranks = std::max(ranks, bar.rank + 1);
+  const std::string height = std::to_string(std::clamp(120 + 40 * ranks, 300u, 1400u));
+  return render(folder, stem, "1400," + height, [&](Gnuplot& gp) {
+    gp << "set title " << quoted(title) << "\nset xlabel 'time (s)'\nset ylabel 'rank'\n";
+    gp << "set yrange [-0.6:" << ranks - 0.4 << "]\nset ytics 1\nset grid x\n";
+    gp << "set key outside below horizontal\nset style fill solid 1.0 noborder\n";
+    gp << "plot ";
+    // Boxes centred on (middle, rank), half-widths (half the duration, 0.35): one layer a kind.
+    for (std::size_t k = 0; k < kinds.size(); ++k) {
+      gp << (k ? ", " : "") << "'-' using 1:2:3:4 with boxxyerror title " << quoted(kinds[k]);
+    }
+    gp << "\n";
+    for (std::size_t k = 0; k < kinds.size(); ++k) {
+      std::vector<std::tuple<double, double, double, double>> data;
+      for (const TimelineBar& bar : bars) {
+        if (bar.kind != static_cast<int>(k)) continue;
+        data.emplace_back((bar.begin + bar.end) / 2, bar.rank, (bar.end - bar.begin) / 2, 0.35);
+      }
+      // gnuplot draws nothing for an empty layer but needs its end: one bar of no width.
+      if (data.empty()) data.emplace_back(0, 0, 0, 0);
+      gp.send1d(data);
+    }
+  });
+}
+
 }  // namespace sonde::plot

@@ -12,6 +12,7 @@
 //                          bandwidth ceiling per memory level (plot_roofline)
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -71,5 +72,21 @@ std::vector<std::filesystem::path> plot_prediction(
     const std::string& title, const std::vector<PredictionSeries>& series,
     const std::vector<std::pair<double, double>>& measured, const std::filesystem::path& folder,
     const std::string& stem = "prediction");
+
+// One bar of a timeline: a rank busy with activity `kind` (an index into the legend's names)
+// from `begin` to `end` seconds.
+struct TimelineBar {
+  std::uint32_t rank = 0;
+  double begin = 0, end = 0;
+  int kind = 0;
+};
+
+// <stem>.{png,svg}: one row per rank, one colour per kind (Eom and Hollingsworth's activity
+// graph laid out in time). Returns the files; none, with a message, without gnuplot.
+std::vector<std::filesystem::path> plot_timeline(const std::string& title,
+                                                 const std::vector<TimelineBar>& bars,
+                                                 const std::vector<std::string>& kinds,
+                                                 const std::filesystem::path& folder,
+                                                 const std::string& stem = "timeline");
 
 }  // namespace sonde::plot

@@ -17,6 +17,7 @@ packages=(
   gnuplot-nox libgnuplot-iostream-dev libboost-iostreams-dev libboost-system-dev libboost-filesystem-dev
   libeigen3-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev
   libmuparser-dev libcsv-dev valgrind
+  libotf2-trace-dev otf2-tools
   clang-format
   clang libclang-rt-14-dev
   chromium imagemagick fonts-dejavu-core
