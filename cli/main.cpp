@@ -310,6 +310,11 @@ int main(int argc, char** argv) {
                      "Profile of the machine the trace was taken on, for the speed ratio "
                      "(default: the trace's machine name, <name>.yaml beside --machine)")
         ->check(CLI::ExistingFile);
+    replay
+        ->add_option("--phase-ratio", replay_options.phase_ratios,
+                     "A phase's own speed ratio: NAME=0.5, NAME=peak (the peaks' ratio) or "
+                     "NAME=memory (the DRAM bandwidths' per core); repeatable")
+        ->allow_extra_args(false);
     replay->add_option("--speed-ratio", replay_options.speed_ratio,
                        "Target computation time over traced computation time (ExtraP's "
                        "MipsRatio), instead of the profiles' peaks");

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 #include "core/atomic_file.hpp"
@@ -118,38 +119,76 @@ ReplayReport run_replay(const ReplayOptions& options) {
   }
   report.processors_per_node = replay_options.placement.processors_per_node;
 
-  // ExtraP's processor model: computation scaled by the ratio of the two machines' speeds.
+  // ExtraP's processor model: computation scaled by the ratio of the two machines' speeds. The
+  // traced machine's profile: given, or the trace's machine name beside --machine; the same
+  // machine needs none.
   const auto traced_on = trace.properties.find("machine");
+  const bool same_machine =
+      traced_on == trace.properties.end() || traced_on->second == machine.machine.name;
+  std::optional<profile::Profile> source;
+  std::string source_file = options.source_machine;
+  if (source_file.empty() && !same_machine) {
+    const std::filesystem::path beside =
+        std::filesystem::path(options.machine).parent_path() / (traced_on->second + ".yaml");
+    if (std::filesystem::exists(beside)) source_file = beside.string();
+  }
+  if (!source_file.empty()) source = profile::read_profile(source_file);
   if (options.speed_ratio) {
     report.speed_ratio = *options.speed_ratio;
     report.speed_ratio_how = "given (--speed-ratio)";
-  } else if (!options.source_machine.empty()) {
-    const profile::Profile source = profile::read_profile(options.source_machine);
-    report.speed_ratio = mips_ratio(source, options.source_machine, machine, options.machine);
+  } else if (source) {
+    report.speed_ratio = mips_ratio(*source, source_file, machine, options.machine);
     report.speed_ratio_how = fmt::format("peak per core of {} over {} (ExtraP's MipsRatio)",
-                                         source.machine.name, machine.machine.name);
-  } else if (traced_on == trace.properties.end() || traced_on->second == machine.machine.name) {
+                                         source->machine.name, machine.machine.name);
+  } else if (same_machine) {
     report.speed_ratio = 1;
     report.speed_ratio_how =
         traced_on == trace.properties.end()
             ? "1: the trace does not name its machine, so it is taken as the target"
             : "1: the trace was taken on the target";
   } else {
-    const std::filesystem::path beside =
-        std::filesystem::path(options.machine).parent_path() / (traced_on->second + ".yaml");
-    if (!std::filesystem::exists(beside)) {
-      throw usage_error("--source-machine",
-                        fmt::format("the trace was taken on '{}' and {} is another machine; give "
-                                    "that machine's profile (--source-machine, or {} beside it) "
-                                    "or --speed-ratio",
-                                    traced_on->second, options.machine, beside.string()));
-    }
-    const profile::Profile source = profile::read_profile(beside);
-    report.speed_ratio = mips_ratio(source, beside.string(), machine, options.machine);
-    report.speed_ratio_how = fmt::format("peak per core of {} over {} (ExtraP's MipsRatio)",
-                                         source.machine.name, machine.machine.name);
+    throw usage_error("--source-machine",
+                      fmt::format("the trace was taken on '{}' and {} is another machine; give "
+                                  "that machine's profile (--source-machine, or {}.yaml beside "
+                                  "--machine) or --speed-ratio",
+                                  traced_on->second, options.machine, traced_on->second));
   }
   replay_options.speed_ratio = report.speed_ratio;
+  for (const std::string& given : options.phase_ratios) {
+    const auto equals = given.find('=');
+    const std::string phase = given.substr(0, equals);
+    const std::string value = equals == std::string::npos ? "" : given.substr(equals + 1);
+    if (phase.empty() || value.empty()) {
+      throw usage_error("--phase-ratio",
+                        fmt::format("'{}': expected NAME=RATIO, NAME=peak or NAME=memory", given));
+    }
+    double ratio = 0;
+    std::string how;
+    if (value == "peak" || value == "memory") {
+      if (!source && !same_machine) {
+        throw usage_error("--phase-ratio", fmt::format("{}: needs the traced machine's profile "
+                                                       "(--source-machine)",
+                                                       given));
+      }
+      const profile::Profile& from = source ? *source : machine;
+      const std::string& from_file = source ? source_file : options.machine;
+      ratio = value == "peak" ? mips_ratio(from, from_file, machine, options.machine)
+                              : memory_ratio(from, from_file, machine, options.machine);
+      how = value == "peak" ? "the peaks' ratio" : "the DRAM bandwidths' ratio, per core";
+    } else {
+      const std::optional<double> number = parse_number(value);
+      if (!number || !(*number > 0)) {
+        throw usage_error("--phase-ratio", fmt::format("'{}': expected a ratio above 0, peak or "
+                                                       "memory",
+                                                       given));
+      }
+      ratio = *number;
+      how = "given";
+    }
+    replay_options.phase_speed_ratio[phase] = ratio;
+    report.notes.push_back(
+        fmt::format("phase {}: computation scaled by {:.4g} ({})", phase, ratio, how));
+  }
 
   CostSources sources;
   sources.within_node = &machine;
@@ -272,11 +311,29 @@ nlohmann::json to_json(const ReplayOptions& options, const ReplayReport& report)
                             {"end_seconds", t.end},
                             {"calls", t.calls}});
   }
+  // The path of a long run has a step per call: the JSON keeps its totals, each rank's share
+  // and its longest steps.
   out["critical_path"] = {{"compute_seconds", result.critical_compute},
                           {"communication_seconds", result.critical_communication},
-                          {"steps", nlohmann::json::array()}};
+                          {"step_count", result.critical_path.size()}};
+  std::map<std::uint32_t, std::pair<double, double>> per_rank;
   for (const PathStep& step : result.critical_path) {
-    out["critical_path"]["steps"].push_back(
+    auto& [compute, communication] = per_rank[step.rank];
+    (step.activity == Activity::compute ? compute : communication) += step.end - step.begin;
+  }
+  out["critical_path"]["ranks"] = nlohmann::json::array();
+  for (const auto& [rank, seconds] : per_rank) {
+    out["critical_path"]["ranks"].push_back({{"rank", rank},
+                                             {"compute_seconds", seconds.first},
+                                             {"communication_seconds", seconds.second}});
+  }
+  std::vector<PathStep> longest = result.critical_path;
+  std::sort(longest.begin(), longest.end(),
+            [](const PathStep& a, const PathStep& b) { return a.end - a.begin > b.end - b.begin; });
+  longest.resize(std::min<std::size_t>(longest.size(), 50));
+  out["critical_path"]["longest_steps"] = nlohmann::json::array();
+  for (const PathStep& step : longest) {
+    out["critical_path"]["longest_steps"].push_back(
         {{"rank", step.rank}, {"begin", step.begin}, {"end", step.end}, {"what", step.what}});
   }
   out["notes"] = report.notes;

@@ -9,6 +9,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "replay/engine.hpp"
 
@@ -21,7 +22,11 @@ struct ReplayOptions {
   // "machine" property's <name>.yaml beside --machine.
   std::string source_machine;
   std::optional<double> speed_ratio;  // given: used as it is
-  std::string network;                // messages between nodes (or, on one node, all of them)
+  // Per phase: "NAME=0.5", "NAME=peak" (the peaks' ratio), "NAME=memory" (the DRAM bandwidths'
+  // ratio, per core at the most threads measured); needs the traced machine's profile for the
+  // last two.
+  std::vector<std::string> phase_ratios;
+  std::string network;  // messages between nodes (or, on one node, all of them)
   std::optional<std::uint32_t> ranks_per_node;
   std::string placement;  // "block" (default), "round-robin", or a node per rank: "0,0,1,1"
   std::optional<std::uint32_t> processors_per_node;  // default: the profile's cores per node

@@ -35,6 +35,27 @@ double mips_ratio(const profile::Profile& traced_on, const std::string& traced_o
 
 namespace {
 
+double dram_bytes_per_second_per_core(const profile::Profile& profile, const std::string& file) {
+  for (const profile::MemoryLevel& level : profile.memory) {
+    if (level.name != "DRAM") continue;
+    const auto [key, best] = profile::best_bandwidth(level);
+    if (best == nullptr) break;
+    const int threads = std::max(1, profile::bandwidth_threads(key));
+    return best->value / threads;
+  }
+  throw input_error(file + ": memory", "no DRAM level with a measured bandwidth");
+}
+
+}  // namespace
+
+double memory_ratio(const profile::Profile& traced_on, const std::string& traced_on_file,
+                    const profile::Profile& target, const std::string& target_file) {
+  return dram_bytes_per_second_per_core(traced_on, traced_on_file) /
+         dram_bytes_per_second_per_core(target, target_file);
+}
+
+namespace {
+
 using MessageCost = std::function<double(double)>;
 
 unsigned rounds(std::uint32_t ranks) {

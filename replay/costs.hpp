@@ -80,6 +80,12 @@ Costs costs_from_profiles(const CostSources& sources);
 double mips_ratio(const profile::Profile& traced_on, const std::string& traced_on_file,
                   const profile::Profile& target, const std::string& target_file);
 
+// The same for memory-bound computation: the traced machine's DRAM bandwidth per core over the
+// target's, each at the most threads it was measured with (the bandwidth a rank gets when every
+// core streams). An input Error names the profile without a measured DRAM bandwidth.
+double memory_ratio(const profile::Profile& traced_on, const std::string& traced_on_file,
+                    const profile::Profile& target, const std::string& target_file);
+
 // The half round trip at `bytes` from measured points (bytes, seconds), piecewise linear between
 // them, the nearest end's per-byte slope beyond them.
 double interpolate_table(const std::vector<std::pair<double, double>>& points, double bytes);

@@ -107,6 +107,11 @@ class Replay {
     if (!(options.speed_ratio > 0) || !std::isfinite(options.speed_ratio)) {
       throw usage_error("--speed-ratio", "expected a factor above 0");
     }
+    for (const auto& [phase, ratio] : options.phase_speed_ratio) {
+      if (!(ratio > 0) || !std::isfinite(ratio)) {
+        throw usage_error("--phase-ratio", fmt::format("{}: expected a factor above 0", phase));
+      }
+    }
     span();
     match_messages();
     match_collectives();
@@ -131,6 +136,7 @@ class Replay {
   void match_messages();
   void match_collectives();
   double gap_work(std::uint32_t rank, std::uint32_t call) const;
+  double ratio_of_gap(const trace::Rank& rank, double begin, double end) const;
   void start_gap(std::uint32_t rank, double now);
   void enter_call(std::uint32_t rank, double now);
   void resolve(std::uint32_t rank, double time, Cause cause, std::size_t index,
@@ -374,7 +380,27 @@ double Replay::gap_work(std::uint32_t rank, std::uint32_t call) const {
     wall = r.end_ns * kNs - previous;
   }
   const double seconds = options_.use_process_time && process ? *process * kNs : wall;
-  return std::max(0.0, seconds) * options_.speed_ratio;
+  return std::max(0.0, seconds) * ratio_of_gap(r, previous, previous + wall);
+}
+
+double Replay::ratio_of_gap(const trace::Rank& rank, double begin, double end) const {
+  if (options_.phase_speed_ratio.empty() || end <= begin) return options_.speed_ratio;
+  // The phases that overlap [begin, end): they do not nest, and they are in the order they began.
+  const auto first =
+      std::lower_bound(rank.phases.begin(), rank.phases.end(), begin,
+                       [](const trace::Phase& phase, double t) { return phase.end_ns * kNs <= t; });
+  double covered = 0, weighted = 0;
+  for (auto phase = first; phase != rank.phases.end() && phase->begin_ns * kNs < end; ++phase) {
+    const auto found = options_.phase_speed_ratio.find(phase->name);
+    if (found == options_.phase_speed_ratio.end()) continue;
+    const double overlap =
+        std::min(end, phase->end_ns * kNs) - std::max(begin, phase->begin_ns * kNs);
+    if (overlap <= 0) continue;
+    covered += overlap;
+    weighted += overlap * found->second;
+  }
+  const double span = end - begin;
+  return (weighted + std::max(0.0, span - covered) * options_.speed_ratio) / span;
 }
 
 void Replay::start_gap(std::uint32_t rank, double now) {

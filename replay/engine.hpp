@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,11 @@ struct Options {
   // Target computation time over traced computation time: ExtraP's MipsRatio (1995, section
   // 3.3.1), e.g. the traced machine's peak over the target's.
   double speed_ratio = 1;
+  // The same per phase the program marked (sonde/phase.h): the computation of a gap that lies in
+  // a phase (by its share of the gap's wall time) is scaled by the phase's ratio, the rest by
+  // speed_ratio. A compute-bound phase may scale with the peaks, a memory-bound one with the
+  // memory bandwidths.
+  std::map<std::string, double> phase_speed_ratio;
   Placement placement;  // empty node_of_rank: every rank on one node with unlimited processors
   // Computation between calls from the trace's process time where it has it (what the rank
   // computed), else from the wall time between calls (which includes time it waited for a shared

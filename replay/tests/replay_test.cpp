@@ -224,6 +224,22 @@ TEST(Replay, SpeedRatioScalesComputationOnly) {
   EXPECT_NEAR(replay(b.get(), linear_costs(1, 0), options).predicted_seconds, 5.1 * kUs, 1e-12);
 }
 
+TEST(Replay, PhasesScaleByTheirOwnRatio) {
+  // Rank 0's 100 µs before its send lie 40 in phase "sweep" (ratio 0.5) and 60 outside it (the
+  // machine's ratio 2): 40 x 0.5 + 60 x 2 = 140, and the message 1 µs.
+  Builder b(2);
+  b.call(0, 100, "MPI_Send", {send(1, 0)});
+  b.call(1, 0, "MPI_Recv", {receive(0, 0)});
+  trace::Trace t = b.get();
+  t.ranks[0].phases.push_back({"sweep", 10000, 50000});
+  Options options;
+  options.speed_ratio = 2;
+  options.phase_speed_ratio["sweep"] = 0.5;
+  EXPECT_NEAR(replay(t, linear_costs(1, 0), options).predicted_seconds, 141 * kUs, 1e-12);
+  options.phase_speed_ratio = {{"other", 0.5}};
+  EXPECT_NEAR(replay(t, linear_costs(1, 0), options).predicted_seconds, 201 * kUs, 1e-12);
+}
+
 TEST(Replay, ProcessTimeRatherThanWallTime) {
   // The gap before the send lasted 100 µs of wall time, of which the rank computed 10.
   Builder b(2);
@@ -380,6 +396,25 @@ TEST(Costs, ExtrapTable3OnTheCm5) {
   const Result result = replay(b.get(), costs, {});
   EXPECT_NEAR(result.ranks[0].end, 30.104 * kUs, 1e-12);
   EXPECT_NEAR(result.ranks[3].end, 55.208 * kUs, 1e-12);
+}
+
+TEST(Costs, MemoryRatioIsTheDramBandwidthsPerCore) {
+  // The 16-core node's DRAM triad at 16 threads per core against the 2-core VM's at 2: a
+  // memory-bound computation traced on the VM takes bw(VM) / bw(node) as long on the node.
+  const profile::Profile vm = profile::read_profile("machines/epyc-vm.yaml");
+  const profile::Profile node = profile::read_profile("machines/h100-host-16c-b.yaml");
+  auto per_core = [](const profile::Profile& p) {
+    for (const auto& level : p.memory) {
+      if (level.name == "DRAM") {
+        const auto [key, best] = profile::best_bandwidth(level);
+        return best->value / profile::bandwidth_threads(key);
+      }
+    }
+    return 0.0;
+  };
+  EXPECT_DOUBLE_EQ(memory_ratio(vm, "vm", node, "node"), per_core(vm) / per_core(node));
+  EXPECT_THROW(memory_ratio(profile::read_profile("machines/cm-5.yaml"), "cm-5", node, "node"),
+               Error);
 }
 
 TEST(Costs, AProfileWithoutPointToPointIsRefused) {
