@@ -461,9 +461,9 @@ void Replay::complete_instance(std::size_t index) {
   if (instance.op == CollectiveOp::alltoall) bytes = sent / static_cast<double>(n);
   if (instance.op == CollectiveOp::barrier) bytes = 0;
 
-  const double last_join = *std::max_element(instance.join.begin(), instance.join.end());
-  instance.last = static_cast<std::uint32_t>(
-      std::max_element(instance.join.begin(), instance.join.end()) - instance.join.begin());
+  const auto latest = std::max_element(instance.join.begin(), instance.join.end());
+  const double last_join = *latest;
+  instance.last = static_cast<std::uint32_t>(latest - instance.join.begin());
   instance.release.assign(n, last_join);
   if (instance.op == CollectiveOp::barrier && costs_.extrap_barrier) {
     // ExtraP's linear barrier: rank 0 of the communicator waits for every entry message, lowers
@@ -549,13 +549,12 @@ void Replay::enter_call(std::uint32_t rank, double now) {
       case Operation::Kind::isend_complete: {
         const std::size_t index = message_of_.at({rank, s.call, o});
         Message& message = messages_[index];
+        ++s.unknown;
         if (message.arrival != kUnknown) {
-          ++s.unknown;
           resolve(rank, message.arrival, Cause::message, index, 0);
           model_cost = std::max(model_cost, message.cost);
         } else {
-          ++s.unknown;
-          waiting_receivers_[index].push_back(rank);
+          waiting_receivers_[index].push_back(rank);  // resolved when its sender posts it
           model_cost = std::max(model_cost, costs_.message(message.bytes, message.link));
         }
         break;
@@ -794,10 +793,10 @@ void Replay::trace_path(Result& result) const {
     }
     const CallRecord& from = records_[next_rank][static_cast<std::size_t>(next_call)];
     step(next_rank, from.gap_begin, from.enter, "computation", Activity::compute);
+    // On before the call that sent or arrived last: every step goes back in the activity
+    // graph's order, so the walk ends.
     rank = next_rank;
     call = next_call - 1;
-    // A message sent in the same call that receives it (a wait on one's own isend) would loop:
-    // the path goes on before that call.
   }
 }
 
