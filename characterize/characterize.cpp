@@ -131,7 +131,7 @@ std::vector<SuiteRun> plan_suites(const SuiteSelection& selection, const Topolog
     if (!asked.empty() && common.parts.empty()) continue;
     SuiteRun run;
     run.suite = suite;
-    run.program = "sonde-bench-" + suite;
+    run.program = suite == "mpi" ? selection.mpi_program : "sonde-bench-" + suite;
     if (suite == "memory") {
       MemorySuiteOptions options = selection.memory;
       options.common = common;
@@ -520,6 +520,16 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
                            : fmt::format("{} (exit {}{})", part, exit.code, left_behind));
       outcome.result_files.pop_back();
       timing["failed"] = true;
+    } else if (!is_whole_result(file)) {
+      // A launcher that exits 0 without the result: under smpirun a deadlocked simulation ends
+      // this way. It is a failure, never a part measured.
+      std::filesystem::remove(file, ec);
+      failed.push_back(
+          fmt::format("{} (exit 0, but no whole result in {}: a simulated run that "
+                      "deadlocked ends this way)",
+                      part, file.string()));
+      outcome.result_files.pop_back();
+      timing["failed"] = true;
     } else {
       ++outcome.parts_measured;
       try {
@@ -546,7 +556,10 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
         const std::size_t noisy = context.value("noise", nlohmann::json::object())
                                       .value("noisy", nlohmann::json::array())
                                       .size();
-        if (steal > kBusySteal || others > kBusyOtherCpus) {
+        // Simulated time does not see the simulating machine's load.
+        const bool simulated =
+            context.value("mpi", nlohmann::json::object()).value("simulated", false);
+        if (!simulated && (steal > kBusySteal || others > kBusyOtherCpus)) {
           timing["busy"] = true;
           fmt::print(stderr,
                      "sonde: {} ran beside other work: {:.0f}% of the CPU time stolen by the "

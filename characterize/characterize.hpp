@@ -44,6 +44,8 @@ struct SuiteSelection {
   bool mpi = false;                 // run the MPI suite too
   // The launcher line, split at spaces; empty: "mpiexec -n <cores of this machine>".
   std::vector<std::string> mpi_launcher;
+  // The MPI suite's program: sonde-bench-mpi-smpi runs under SimGrid's smpirun.
+  std::string mpi_program = "sonde-bench-mpi";
 };
 
 // "memory", "contention", "overhead", "compute", "mpi" (the last only when asked for).

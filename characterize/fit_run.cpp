@@ -1,19 +1,25 @@
 #include "characterize/fit_run.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <sstream>
 
+#include "characterize/characterize.hpp"
 #include "characterize/suite_summaries.hpp"
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
 #include "core/results.hpp"
 #include "core/units.hpp"
 #include "fit/memory_levels.hpp"
 #include "fit/profile_builder.hpp"
+#include "microbench/run_context.hpp"
 #include "microbench/sizing.hpp"
 #include "microbench/topology.hpp"
 #include "plot/profile_plots.hpp"
 #include "profile/profile.hpp"
+#include "simulation/simulation.hpp"
 
 namespace sonde::characterize {
 
@@ -66,6 +72,53 @@ std::filesystem::path fit_run(const FitRunOptions& options, std::ostream& log) {
   return output;
 }
 
+namespace {
+
+// --platform: the MPI suite alone, under smpirun, with one rank per core of the platform's hosts
+// in blocks. The host file goes beside the machine's runs, named by its ranks, so that a resumed
+// run finds the same launcher line.
+void simulate_on_platform(CharacterizeCommand& command) {
+  SuiteSelection& selection = command.selection;
+  if (!selection.mpi_launcher.empty()) {
+    throw usage_error("--platform", "give --platform or --mpi-launcher, not both");
+  }
+  for (const std::string& suite : selection.suites) {
+    if (suite != "mpi") {
+      throw usage_error("--suite", fmt::format("'{}' measures this machine, not the simulated one: "
+                                               "--platform runs the MPI suite only",
+                                               suite));
+    }
+  }
+  const std::filesystem::path platform = std::filesystem::absolute(command.platform);
+  CharacterizeOptions& options = command.options;
+  if (options.machine.empty()) options.machine = platform.stem().string();
+  const std::filesystem::path folder =
+      options.programs_folder.empty() ? own_folder() : options.programs_folder;
+  const std::filesystem::path machine_folder =
+      std::filesystem::absolute(options.results_root) / microbench::folder_safe(options.machine);
+  const simulation::PlatformInfo info =
+      simulation::read_platform(platform, folder, machine_folder / "platform");
+  const int ranks =
+      command.simulated_ranks > 0 ? command.simulated_ranks : std::min(64, info.cores());
+  const std::filesystem::path hostfile =
+      machine_folder / "platform" / fmt::format("hosts-{}-ranks.txt", ranks);
+  write_file_atomically(hostfile, simulation::block_hostfile(info, ranks));
+  simulation::SmpiLaunch launch;
+  launch.platform = platform;
+  launch.hostfile = hostfile;
+  launch.ranks = ranks;
+  launch.options = command.smpi_options;
+  selection.mpi_launcher = simulation::smpirun_launcher(launch);
+  selection.mpi_program = "sonde-bench-mpi-smpi";
+  selection.suites = {"mpi"};
+  selection.mpi = true;
+  fmt::print(stderr, "sonde: simulating {} ranks on {} ({} hosts, {} cores): {}\n", ranks,
+             platform.string(), info.hosts.size(), info.cores(),
+             fmt::join(selection.mpi_launcher, " "));
+}
+
+}  // namespace
+
 int characterize_command(CharacterizeCommand command, std::ostream& out, std::ostream& log) {
   CharacterizeOptions& options = command.options;
   SuiteSelection& selection = command.selection;
@@ -74,6 +127,7 @@ int characterize_command(CharacterizeCommand command, std::ostream& out, std::os
   for (std::string word; words >> word;) selection.mpi_launcher.push_back(word);
   if (!selection.mpi_launcher.empty()) selection.mpi = true;
   if (options.budget_given) options.budget_seconds = parse_duration(command.budget, "--budget");
+  if (!command.platform.empty()) simulate_on_platform(command);
 
   const auto topology = microbench::Topology::from_system();
   const auto outcome = characterize(options, selection, topology);

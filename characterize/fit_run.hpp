@@ -32,6 +32,11 @@ struct CharacterizeCommand {
   std::string budget;        // "10m", "90s", "1h"
   bool json = false;         // the summary as JSON, and no fit
   std::string profiles_folder = "machines";  // where <machine>.yaml and <machine>/ go
+  // A simulated cluster: the MPI suite under smpirun on this SimGrid platform file, with this many
+  // ranks (0: every core, at most 64) and these further simulator options.
+  std::string platform;
+  int simulated_ranks = 0;
+  std::vector<std::string> smpi_options;
 };
 
 // Runs the characterization on this machine (characterize()), prints each suite's summary (or

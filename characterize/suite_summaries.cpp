@@ -9,6 +9,8 @@
 
 #include "core/units.hpp"
 #include "fit/hockney.hpp"
+#include "fit/profile_builder.hpp"
+#include "profile/profile.hpp"
 
 namespace sonde::characterize {
 
@@ -146,6 +148,23 @@ std::string format_mpi_summary(const RunRecords& run) {
           segment.to_bytes, format_seconds(segment.t0_seconds),
           std::isfinite(segment.r_inf()) ? format_bytes_per_second(segment.r_inf()) : "unbounded",
           std::isfinite(segment.m_half()) ? format_bytes(segment.m_half()) : "-");
+    }
+  }
+  // The pair map by placement: where ranks share a node their messages take another path.
+  const std::vector<profile::PairClass> classes = fit::pair_classes(run.mpi_other);
+  if (!classes.empty()) {
+    text += "\nMPI pair map by placement: median over the pairs [min - max]\n";
+    text +=
+        fmt::format("{:>12} {:>6} {:>32} {:>36}\n", "placement", "pairs", "latency", "bandwidth");
+    for (const profile::PairClass& c : classes) {
+      const auto range = [](const profile::Quantity& q, auto format) {
+        return q.interval ? fmt::format("{} [{} - {}]", format(q.value), format(q.interval->low),
+                                        format(q.interval->high))
+                          : format(q.value);
+      };
+      text += fmt::format("{:>12} {:>6} {:>32} {:>36}\n", c.placement, c.pairs,
+                          range(c.latency, [](double v) { return format_seconds(v); }),
+                          range(c.bandwidth, [](double v) { return format_bytes_per_second(v); }));
     }
   }
   // Collectives: seconds per operation by communicator size, at the smallest and largest size.

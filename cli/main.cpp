@@ -55,6 +55,19 @@ int main(int argc, char** argv) {
     characterize->add_option("--mpi-launcher", run.mpi_launcher,
                              "How to start the MPI suite, e.g. \"mpirun -np 64 --hostfile hosts\" "
                              "or \"srun\" (default: mpiexec -n <cores>); implies --mpi");
+    auto* platform_option = characterize->add_option(
+        "--platform", run.platform,
+        "Characterize a simulated cluster instead: the MPI suite under SimGrid's smpirun on this "
+        "platform file (simulation/platforms/), one rank per core in blocks");
+    characterize
+        ->add_option("--ranks", run.simulated_ranks,
+                     "Simulated ranks with --platform (default: every core, at most 64)")
+        ->needs(platform_option);
+    characterize
+        ->add_option("--smpi-option", run.smpi_options,
+                     "More SimGrid options with --platform, as smpirun takes them: "
+                     "--smpi-option=--cfg=smpi/host-speed:1Gf")
+        ->needs(platform_option);
     characterize->add_option("--results", run.results_root, "Folder of raw results")
         ->capture_default_str();
     characterize->add_option("--machine", options.machine, "Machine name (default: host name)");
@@ -263,7 +276,7 @@ int main(int argc, char** argv) {
     export_verb
         ->add_option("format", export_arguments.format,
                      "roofline (ERT roofline.json), dimemas (.cfg), loggopsim (command line), "
-                     "extrap-text or extrap-json (Extra-P input)")
+                     "extrap-text or extrap-json (Extra-P input), simgrid (SMPI platform XML)")
         ->required()
         ->check(CLI::IsMember(sonde::exports::formats()));
     export_verb

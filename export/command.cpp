@@ -12,8 +12,8 @@
 namespace sonde::exports {
 
 const std::vector<std::string>& formats() {
-  static const std::vector<std::string> names = {"roofline", "dimemas", "loggopsim", "extrap-text",
-                                                 "extrap-json"};
+  static const std::vector<std::string> names = {"roofline",    "dimemas",     "loggopsim",
+                                                 "extrap-text", "extrap-json", "simgrid"};
   return names;
 }
 
@@ -45,6 +45,7 @@ std::string make_export(const ExportArguments& arguments) {
   const std::string& first = arguments.inputs[0];
   if (format == "roofline") return roofline_json(profile::read_profile(first), first);
   if (format == "loggopsim") return loggopsim_command(profile::read_profile(first), first);
+  if (format == "simgrid") return simgrid_platform(profile::read_profile(first), first);
   if (format == "dimemas") {
     if (arguments.reference.empty()) return dimemas_cfg(profile::read_profile(first), first);
     const profile::Profile reference = profile::read_profile(arguments.reference);

@@ -7,6 +7,7 @@
 //   loggopsim    LogGOPSim's parameters L, o, g, G, O, S as its command line
 //   extrap-text  Extra-P's text input, from a profile's collectives or from counter files
 //   extrap-json  Extra-P's JSON input, from the same
+//   simgrid      a SimGrid platform (XML) whose SMPI factors reproduce the Hockney segments
 //
 // The namespace is `exports`: `export` is a C++ keyword.
 #pragma once
@@ -70,6 +71,13 @@ struct LogGOPSimParameters {
 };
 std::string loggopsim_command(const profile::Profile& profile, const std::string& where);
 LogGOPSimParameters read_loggopsim_command(const std::string& text, const std::string& where);
+
+// ---------------------------------------------------------------------------------------------
+// SimGrid: a platform file (XML 4.1) for SMPI: one cluster of the profile's nodes and cores per
+// node at the peak rate, links and SMPI latency and bandwidth factors that reproduce the Hockney
+// segments, the pair map's same-node class as the loopback. An input Error naming `where` and the
+// key when the profile lacks a point-to-point fit or the cores per node.
+std::string simgrid_platform(const profile::Profile& profile, const std::string& where);
 
 // ---------------------------------------------------------------------------------------------
 // Extra-P: measurements at points of the parameters, per callpath (region) and metric.

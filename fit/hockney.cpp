@@ -160,15 +160,19 @@ HockneyFit fit_hockney(const std::vector<double>& bytes, const std::vector<doubl
     }
   }
   // The number of segments by BIC over all points: N ln(RSS/N) + p ln N, with p = 2 per segment
-  // and one per breakpoint.
+  // and one per breakpoint. The residuals count no smaller than a relative resolution: below it
+  // BIC would split an exact line to gain in the last digits (a simulated network is exactly
+  // Hockney's, but for the rounding of its clock: SMPI showed one line fitted as four segments).
   const auto n = static_cast<double>(points.size());
+  constexpr double kRelativeResolution = 2e-3;
+  const double rss_floor = n * kRelativeResolution * kRelativeResolution;
   std::size_t chosen = 0;
   double chosen_bic = inf;
   for (std::size_t k = 0; k < most; ++k) {
     const double rss = best[k][sizes - 1];
     if (!std::isfinite(rss)) continue;
     const double parameters = 3.0 * static_cast<double>(k + 1) - 1;
-    const double bic = n * std::log(std::max(rss, 1e-300) / n) + parameters * std::log(n);
+    const double bic = n * std::log(std::max(rss, rss_floor) / n) + parameters * std::log(n);
     if (bic < chosen_bic) chosen_bic = bic, chosen = k;
   }
   if (!std::isfinite(chosen_bic)) {

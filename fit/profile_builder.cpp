@@ -44,6 +44,65 @@ Quantity measured(const Measurement& row, const std::string& unit, const std::st
   return q;
 }
 
+// The pair map by placement: per class the median over its pairs of the small message's one-way
+// time and of the large message's rate, each with the range over the pairs.
+}  // namespace
+
+std::vector<profile::PairClass> pair_classes(const std::vector<Measurement>& rows) {
+  struct Gathered {
+    std::vector<double> latency, bandwidth;
+    std::vector<std::string> latency_sources, bandwidth_sources;
+    double latency_bytes = 0, bandwidth_bytes = 0;
+  };
+  std::map<std::string, Gathered> by_class;
+  for (const Measurement& m : rows) {
+    if (m.params.value("part", "") != "map") continue;
+    const auto param = [&]<class T>(const char* key, T) {
+      return required_param<T>(m.params, key, m.name, m.file);
+    };
+    const std::string measure = param("measure", std::string());
+    Gathered& g = by_class[param("pair_class", std::string())];
+    if (m.counter != "seconds_per_message" || !(m.median > 0)) continue;
+    if (measure == "latency") {
+      g.latency.push_back(m.median);
+      g.latency_sources.push_back(m.name);
+      g.latency_bytes = param("message_bytes", 0.0);
+    } else if (measure == "bandwidth") {
+      g.bandwidth_bytes = param("message_bytes", 0.0);
+      g.bandwidth.push_back(g.bandwidth_bytes / m.median);
+      g.bandwidth_sources.push_back(m.name);
+    }
+  }
+  const auto over_pairs = [](std::vector<double> values, std::vector<std::string> sources,
+                             const std::string& unit, const std::string& what) {
+    Quantity q;
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    q.value = n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+    q.unit = unit;
+    q.origin = Origin::measured;
+    if (values.back() > values.front()) q.interval = Interval{values.front(), values.back(), 1.0};
+    q.sources = std::move(sources);
+    q.note = fmt::format("{}: median over {} pairs; interval: their range", what, n);
+    return q;
+  };
+  std::vector<profile::PairClass> classes;
+  for (const char* placement :
+       {"same-core", "same-numa", "same-socket", "same-node", "other-node"}) {
+    const auto it = by_class.find(placement);
+    if (it == by_class.end() || it->second.latency.empty() || it->second.bandwidth.empty())
+      continue;
+    Gathered& g = it->second;
+    classes.push_back({placement, g.latency.size(), g.latency_bytes, g.bandwidth_bytes,
+                       over_pairs(g.latency, g.latency_sources, "s", "one way, half a round trip"),
+                       over_pairs(g.bandwidth, g.bandwidth_sources, "B/s",
+                                  "message bytes over the one-way time")});
+  }
+  return classes;
+}
+
+namespace {
+
 Quantity from_plateau(const Plateau& p, const std::string& unit, const std::string& source,
                       const std::string& what) {
   Quantity q;
@@ -510,6 +569,7 @@ void add_mpi(const RunRecords& run, profile::Profile& p) {
     std::stable_sort(pp.streaming.begin(), pp.streaming.end(), [](const auto& a, const auto& b) {
       return std::pair(a.direction, a.bytes) < std::pair(b.direction, b.bytes);
     });
+    pp.pair_classes = pair_classes(run.mpi_other);
     if (!pp.segments.empty()) p.point_to_point = pp;
   } else if (!bytes.empty()) {
     p.not_fitted.push_back("point_to_point: fewer than three message sizes");
@@ -732,6 +792,18 @@ profile::Profile build_profile(const RunRecords& run, const std::string& machine
       v.mpi_version = sonde["mpi"].value("standard", "");
       const auto hosts = sonde["mpi"].value("hosts", nlohmann::json::array());
       if (!hosts.empty()) p.machine.nodes = hosts.size();
+      if (sonde["mpi"].value("simulated", false)) {
+        // A simulated cluster (SimGrid's SMPI): the nodes are the platform's hosts the ranks ran
+        // on, and nothing of the simulating machine (its CPU, caches, clock) describes it.
+        const auto most = sonde["mpi"].value("ranks_per_node", nlohmann::json::object());
+        p.machine.cores_per_node = most.value("most", 1u);
+        p.machine.clock.reset();
+        p.machine.description =
+            fmt::format("simulated by {} on {}: {} nodes, {} ranks on the fullest", v.mpi_library,
+                        v.host, *p.machine.nodes, *p.machine.cores_per_node);
+        v.cpu_model = "simulated";
+        v.topology = fmt::format("{} simulated nodes (SimGrid platform)", *p.machine.nodes);
+      }
     }
   }
   if (run.has(suite::compute)) add_compute(run, p);

@@ -27,6 +27,9 @@ std::optional<CapacityStep> detect_capacity(const std::vector<double>& bytes,
                                             double inner_plateau, double outer_plateau);
 
 // SHA-256 over the files' names and contents, in name order (the profile's results digest).
+// The MPI suite's pair map summarized by placement (same-core .. other-node), nearest first.
+std::vector<profile::PairClass> pair_classes(const std::vector<Measurement>& rows);
+
 std::string results_digest(const std::vector<std::filesystem::path>& files);
 
 // Throws an input Error naming the file when a result lacks what a section needs.

@@ -174,11 +174,26 @@ struct StreamingMeasurement {
   bool operator==(const StreamingMeasurement&) const = default;
 };
 
+// The pair map summarized by where the two ranks are (Xu and Hwang (1995) measure each placement
+// apart): "same-core", "same-numa", "same-socket", "same-node" or "other-node", each with the
+// median over its pairs of the small message's time (latency) and the large message's rate
+// (bandwidth), the interval being the range over the pairs.
+struct PairClass {
+  std::string placement;
+  std::uint64_t pairs = 0;
+  double latency_bytes = 0;
+  double bandwidth_bytes = 0;
+  Quantity latency;    // s, one way (half a round trip)
+  Quantity bandwidth;  // B/s
+  bool operator==(const PairClass&) const = default;
+};
+
 struct PointToPoint {
   std::vector<HockneySegment> segments;  // t = t0 + m / r_inf, in order of message size
   std::optional<FitQuality> quality;
   std::vector<PointToPointMeasurement> measurements;
   std::vector<StreamingMeasurement> streaming;
+  std::vector<PairClass> pair_classes;  // from the pair map, nearest placement first
   bool operator==(const PointToPoint&) const = default;
 
   double seconds(double bytes) const;  // the segment holding `bytes`, or the nearest

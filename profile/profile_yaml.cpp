@@ -377,7 +377,8 @@ Overheads read_overheads(const Reader& r, const YAML::Node& node) {
 }
 
 PointToPoint read_point_to_point(const Reader& r, const YAML::Node& node) {
-  r.map(node, "point_to_point", {"segments", "quality", "measurements", "streaming"}, {"segments"});
+  r.map(node, "point_to_point",
+        {"segments", "quality", "measurements", "streaming", "pair_classes"}, {"segments"});
   PointToPoint p;
   const YAML::Node& segments = node["segments"];
   if (!segments.IsSequence() || segments.size() == 0) {
@@ -432,6 +433,31 @@ PointToPoint read_point_to_point(const Reader& r, const YAML::Node& node) {
       m.seconds_per_message =
           r.quantity(list[i]["seconds_per_message"], path + ".seconds_per_message", {"s"});
       p.streaming.push_back(m);
+    }
+  }
+  if (node["pair_classes"]) {
+    const YAML::Node& list = node["pair_classes"];
+    if (!list.IsSequence()) r.fail(list, "point_to_point.pair_classes", "expected a list");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string path = fmt::format("point_to_point.pair_classes[{}]", i);
+      const std::vector<std::string> keys = {"placement",       "pairs",   "latency_bytes",
+                                             "bandwidth_bytes", "latency", "bandwidth"};
+      r.map(list[i], path, keys, keys);
+      PairClass c;
+      c.placement = r.text(list[i]["placement"], path + ".placement");
+      static const std::set<std::string> known = {"same-core", "same-numa", "same-socket",
+                                                  "same-node", "other-node"};
+      if (!known.count(c.placement)) {
+        r.fail(list[i]["placement"], path + ".placement",
+               "expected same-core, same-numa, same-socket, same-node or other-node, found '" +
+                   c.placement + "'");
+      }
+      c.pairs = r.count(list[i]["pairs"], path + ".pairs");
+      c.latency_bytes = r.non_negative(list[i]["latency_bytes"], path + ".latency_bytes");
+      c.bandwidth_bytes = r.non_negative(list[i]["bandwidth_bytes"], path + ".bandwidth_bytes");
+      c.latency = r.quantity(list[i]["latency"], path + ".latency", {"s"});
+      c.bandwidth = r.quantity(list[i]["bandwidth"], path + ".bandwidth", {"B/s"});
+      p.pair_classes.push_back(c);
     }
   }
   return p;
@@ -883,6 +909,20 @@ std::string to_yaml(const Profile& p) {
             << "bytes" << YAML::Value << number_text(m.bytes) << YAML::Key << "seconds_per_message"
             << YAML::Value;
         emit_quantity(out, m.seconds_per_message);
+        out << YAML::EndMap;
+      }
+      out << YAML::EndSeq;
+    }
+    if (!pp.pair_classes.empty()) {
+      out << YAML::Key << "pair_classes" << YAML::Value << YAML::BeginSeq;
+      for (const PairClass& c : pp.pair_classes) {
+        out << YAML::BeginMap << YAML::Key << "placement" << YAML::Value << c.placement << YAML::Key
+            << "pairs" << YAML::Value << c.pairs << YAML::Key << "latency_bytes" << YAML::Value
+            << number_text(c.latency_bytes) << YAML::Key << "bandwidth_bytes" << YAML::Value
+            << number_text(c.bandwidth_bytes) << YAML::Key << "latency" << YAML::Value;
+        emit_quantity(out, c.latency);
+        out << YAML::Key << "bandwidth" << YAML::Value;
+        emit_quantity(out, c.bandwidth);
         out << YAML::EndMap;
       }
       out << YAML::EndSeq;

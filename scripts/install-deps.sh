@@ -18,6 +18,7 @@ packages=(
   libeigen3-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev
   libmuparser-dev libcsv-dev valgrind
   libotf2-trace-dev otf2-tools
+  libsimgrid-dev
   clang-format
   clang libclang-rt-14-dev
   chromium imagemagick fonts-dejavu-core

@@ -16,7 +16,7 @@
 
 namespace {
 
-long option(int argc, char** argv, const std::string& name, long fallback) {
+long option_value(int argc, char** argv, const std::string& name, long fallback) {
   for (int i = 1; i + 1 < argc; ++i) {
     if (argv[i] == name) return std::atol(argv[i + 1]);
   }
@@ -30,9 +30,9 @@ int main(int argc, char** argv) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  const long points = option(argc, argv, "--points", 65536);
-  const long steps = option(argc, argv, "--steps", 2000);
-  const long repetitions = option(argc, argv, "--repetitions", 5);
+  const long points = option_value(argc, argv, "--points", 65536);
+  const long steps = option_value(argc, argv, "--steps", 2000);
+  const long repetitions = option_value(argc, argv, "--repetitions", 5);
   if (points % ranks != 0 || points / ranks < 2) {
     if (rank == 0) std::fprintf(stderr, "heat: --points must be a multiple of the ranks\n");
     MPI_Abort(MPI_COMM_WORLD, 2);

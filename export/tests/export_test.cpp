@@ -252,6 +252,26 @@ TEST(Dimemas, ProfileWithoutNodesNamesFileAndKey) {
   EXPECT_NE(no_p2p.find("point_to_point"), std::string::npos) << no_p2p;
 }
 
+TEST(SimGrid, SegmentsBecomeFactorsAndNodesACluster) {
+  // cluster.yaml: 4 nodes of 8 cores; 1.5 us and 2 GB/s to 8 KiB, 6 us and 10 GB/s from 16 KiB.
+  const std::string text = simgrid_platform(read(fixture()), "cluster.yaml");
+  EXPECT_NE(text.find("<platform version=\"4.1\">"), std::string::npos) << text;
+  // L = 1.5 us, B = 10 GB/s; the second segment from midway (12288 B) plus 8.
+  EXPECT_NE(text.find("value=\"0:1;12296:4\""), std::string::npos) << text;
+  EXPECT_NE(text.find("value=\"0:0.2;12296:1\""), std::string::npos) << text;
+  EXPECT_NE(text.find("radical=\"0-3\" core=\"8\""), std::string::npos) << text;
+  EXPECT_NE(text.find("bw=\"10000000000Bps\" lat=\"7.5e-07s\""), std::string::npos) << text;
+  // An XML comment holds no "--" and the header says what was left out.
+  const std::size_t open = text.find("<!--"), close = text.find("-->");
+  ASSERT_LT(open, close);
+  EXPECT_EQ(text.substr(open + 4, close - open - 4).find("--"), std::string::npos);
+  EXPECT_NE(text.find("Not expressed:"), std::string::npos);
+  const std::string message = error_of(
+      [] { simgrid_platform(read(machine("sgi-power-challenge.yaml")), "machines/sgi.yaml"); });
+  EXPECT_NE(message.find("machines/sgi.yaml"), std::string::npos) << message;
+  EXPECT_NE(message.find("point_to_point"), std::string::npos) << message;
+}
+
 TEST(Dimemas, ReaderRefusesWhatDimemasWouldRefuse) {
   const std::string good = dimemas_cfg(read(fixture()), "cluster");
   std::string fewer = good;

@@ -177,6 +177,18 @@ TEST(Hockney, RecoversOneLineThroughNoise) {
   EXPECT_NEAR(fit.segments[0].m_half(), 46.0 / 0.035, 0.2 * 46.0 / 0.035);
 }
 
+TEST(Hockney, AnExactLineIsOneSegment) {
+  // A simulated network (SMPI) is exactly Hockney's: t = 2 us + (m + 16) / 10 GB/s, with only its
+  // clock's rounding (1 ns) on top. Gains in the last digits must not buy breakpoints.
+  const std::vector<double> m = message_sizes();
+  std::vector<double> t;
+  for (double b : m) t.push_back(std::round((2e-6 + (b + 16) / 10e9) * 1e9) / 1e9);
+  const HockneyFit fit = fit_hockney(m, t, "simulated");
+  ASSERT_EQ(fit.segments.size(), 1u);
+  EXPECT_NEAR(fit.segments[0].t0_seconds, 2e-6, 0.01e-6);
+  EXPECT_NEAR(fit.segments[0].r_inf(), 10e9, 0.01e9);
+}
+
 TEST(Hockney, FindsTheEagerToRendezvousStep) {
   // Eager up to 64 KiB (1 us + m / 10 GB/s), rendezvous above (8 us + m / 12 GB/s).
   const std::vector<double> m = message_sizes();

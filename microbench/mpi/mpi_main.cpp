@@ -9,6 +9,12 @@
 #include "microbench/mpi/mpi_suite.hpp"
 #include "microbench/suite_program.hpp"
 
+#if SONDE_SMPI
+constexpr bool kSimulated = true;  // built for SimGrid's SMPI (sonde-bench-mpi-smpi)
+#else
+constexpr bool kSimulated = false;
+#endif
+
 int main(int argc, char** argv) {
   using namespace sonde::microbench;
   MPI_Init(&argc, &argv);
@@ -52,7 +58,7 @@ int main(int argc, char** argv) {
     unsigned long long allowance = local.max_buffer_bytes, smallest = 0;
     MPI_Allreduce(&allowance, &smallest, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
     sizing.max_buffer_bytes = smallest;
-    plan = plan_mpi_suite(options, sizing, size, most_on_node, bytes);
+    plan = plan_mpi_suite(options, sizing, size, most_on_node, bytes, kSimulated);
     places = gather_places(topology, MPI_COMM_WORLD);
     return SuiteParts{plan.parts, plan.skipped_parts};
   };

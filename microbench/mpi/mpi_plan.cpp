@@ -12,17 +12,28 @@ std::vector<std::string> collective_names() {
 }
 
 MpiSuitePlan plan_mpi_suite(const CommonOptions& options, const Sizing& sizing, int ranks,
-                            int ranks_per_node, const std::vector<std::uint64_t>& message_bytes) {
+                            int ranks_per_node, const std::vector<std::uint64_t>& message_bytes,
+                            bool simulated) {
   MpiSuitePlan plan;
   plan.ranks = ranks;
+  plan.simulated = simulated;
   plan.repetitions = planned_repetitions(options, sizing);
   plan.min_time_seconds = planned_min_time(options, sizing, 0.02, 0.001);
+  plan.warm_up_seconds = options.quick ? 0.0 : 0.05;
+  if (simulated) {
+    // Simulated time repeats exactly: two repetitions show it (a spread of zero), a minimum time
+    // below any batch's leaves Google Benchmark at one iteration, and nothing needs warming up.
+    if (options.repetitions == 0) plan.repetitions = 2;
+    if (options.min_time_seconds == 0) plan.min_time_seconds = 1e-9;
+    plan.warm_up_seconds = 0;
+    // Every simulated rank lives in the one simulating process.
+    ranks_per_node = ranks;
+  }
   // Every rank of a node holds a collective's buffers at once: together they stay within the
   // node's buffer allowance.
   plan.collective_buffer_cap = std::min<std::uint64_t>(
       plan.collective_buffer_cap,
       sizing.max_buffer_bytes / static_cast<std::uint64_t>(std::max(1, ranks_per_node)));
-  plan.warm_up_seconds = options.quick ? 0.0 : 0.05;
   // Ping-pong: 0 B, then every power of two to 16 MiB, and four points an octave from 256 B to
   // 1 MiB, where eager, rendezvous and shared-memory protocols usually switch.
   std::set<std::uint64_t> sizes = {0};
@@ -32,6 +43,12 @@ MpiSuitePlan plan_mpi_suite(const CommonOptions& options, const Sizing& sizing, 
     for (std::uint64_t m = 1; m <= (16u << 20); m *= 2) sizes.insert(m);
     for (double e = 8; e <= 20; e += 0.25)
       sizes.insert(static_cast<std::uint64_t>(std::round(std::pow(2.0, e))));
+    // Simulated: eight points an octave from 4 KiB to 256 KiB too, where simulated platforms put
+    // their protocol switches (SMPI's factors), so that the fit finds them closely.
+    if (simulated) {
+      for (double e = 12; e <= 18; e += 0.125)
+        sizes.insert(static_cast<std::uint64_t>(std::round(std::pow(2.0, e))));
+    }
   }
   if (!message_bytes.empty()) sizes = {message_bytes.begin(), message_bytes.end()};
   plan.pingpong_bytes.assign(sizes.begin(), sizes.end());
@@ -55,6 +72,8 @@ MpiSuitePlan plan_mpi_suite(const CommonOptions& options, const Sizing& sizing, 
   if (ranks >= 2) plan.communicator_sizes.push_back(ranks);
   if (options.quick) {
     plan.collective_bytes = {8, 4096};
+  } else if (simulated) {
+    plan.collective_bytes = {8, 1024, 65536};
   } else {
     for (std::uint64_t m = 8; m <= (1u << 20); m *= 8) plan.collective_bytes.push_back(m);
     plan.collective_bytes.push_back(1u << 20);

@@ -34,6 +34,7 @@ struct MpiSuitePlan {
   int repetitions = 0;
   double min_time_seconds = 0;
   double warm_up_seconds = 0;  // Google Benchmark's warm-up before each benchmark's runs
+  bool simulated = false;      // under SMPI (plan_mpi_suite)
 };
 
 std::vector<std::string> collective_names();
@@ -41,10 +42,13 @@ std::vector<std::string> collective_names();
 // The plan for `ranks` ranks; the same on every rank, so that all register the same benchmarks.
 // `message_bytes`, when given, replaces the ping-pong sizes.
 // `ranks_per_node` ranks share one node's usable memory (`sizing`), which bounds the collectives'
-// buffers.
+// buffers. `simulated`: the program runs under SimGrid's SMPI, where every rank is a thread of one
+// process (they all share that process's memory) and simulated time has no noise: one repetition
+// of one iteration measures exactly, and fewer sizes keep the simulation affordable.
 MpiSuitePlan plan_mpi_suite(const CommonOptions& options, const Sizing& sizing, int ranks,
                             int ranks_per_node,
-                            const std::vector<std::uint64_t>& message_bytes = {});
+                            const std::vector<std::uint64_t>& message_bytes = {},
+                            bool simulated = false);
 
 nlohmann::json to_json(const MpiSuitePlan& plan);
 

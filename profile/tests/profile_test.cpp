@@ -76,6 +76,8 @@ Profile full_profile() {
   pp.quality = FitQuality{0.03, 0.1, 30};
   pp.measurements = {PointToPointMeasurement{8, 2, q(1.1e-6, "s")}};
   pp.streaming = {StreamingMeasurement{"unidirectional", 1, q(1.2e-7, "s")}};
+  pp.pair_classes = {PairClass{"same-node", 29, 8, 4194304, q(2.5e-7, "s"), q(4e10, "B/s")},
+                     PairClass{"other-node", 16, 8, 4194304, q(2.25e-6, "s"), q(1.24e10, "B/s")}};
   p.point_to_point = pp;
   Collective alltoall;
   alltoall.t0 = barrier;
@@ -504,6 +506,16 @@ TEST_F(Malformed, Streaming) {
       "found 'sideways'");
   expect_rejected(replaced(good, direction, "    - direction: unidirectional\n      window: 64\n"),
                   "point_to_point.streaming[0].window: unknown key");
+}
+
+TEST_F(Malformed, PairClasses) {
+  const std::string placement = "    - placement: same-node\n";
+  ASSERT_NE(good.find(placement), std::string::npos) << good;
+  expect_rejected(replaced(good, placement, "    - placement: next-door\n"),
+                  "point_to_point.pair_classes[0].placement: expected same-core, same-numa, "
+                  "same-socket, same-node or other-node, found 'next-door'");
+  expect_rejected(replaced(good, "      pairs: 29\n", ""),
+                  "point_to_point.pair_classes[0].pairs: missing");
 }
 
 TEST_F(Malformed, CollectiveModelInRanksAndBytes) {
