@@ -7,11 +7,13 @@
 // L is the first segment's t0, B the last segment's r_inf.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.hpp"
 #include "export/common.hpp"
 #include "export/export.hpp"
+#include "publish/publish.hpp"
 
 namespace sonde::exports {
 
@@ -23,21 +25,6 @@ std::string comment_safe(std::string text) {
     text.replace(at, 2, "- -");
   }
   return text;
-}
-
-std::string xml_attribute(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '&')
-      out += "&amp;";
-    else if (c == '<')
-      out += "&lt;";
-    else if (c == '"')
-      out += "&quot;";
-    else
-      out += c;
-  }
-  return out;
 }
 
 // The same-node class of the pair map as a loopback link: its latency, and the bandwidth that
@@ -191,7 +178,7 @@ std::string simgrid_platform(const profile::Profile& profile, const std::string&
       "  <cluster id=\"{}\" prefix=\"node-\" suffix=\"\" radical=\"0-{}\" core=\"{}\" "
       "speed=\"{}f\"\n           bw=\"{}Bps\" lat=\"{}s\" loopback_bw=\"{}Bps\" "
       "loopback_lat=\"{}s\"/>\n",
-      xml_attribute(profile.machine.name.empty() ? "machine" : profile.machine.name), nodes - 1,
+      publish::escape(profile.machine.name.empty() ? "machine" : profile.machine.name), nodes - 1,
       cores, detail::shortest(speed), detail::shortest(bandwidth), detail::shortest(latency / 2),
       detail::shortest(loopback_bandwidth), detail::shortest(loopback_latency));
   text += "</platform>\n";
