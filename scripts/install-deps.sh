@@ -2,7 +2,8 @@
 # Installs what sonde needs from Debian's packages; does nothing when all of it is there.
 #   scripts/install-deps.sh               build, test and run dependencies (clang and its
 #                                         libFuzzer runtime for scripts/fuzz.sh; headless chromium
-#                                         and imagemagick for the datasheet's browser test)
+#                                         and imagemagick for the datasheet's browser test; Slurm,
+#                                         munge and iproute2 for the cluster recipes' tests)
 #   scripts/install-deps.sh --reference   also the independent tools that scripts/compare-reference.sh
 #                                         measures sonde against (likwid, linux-perf, hpcc; python3
 #                                         for their tables)
@@ -19,6 +20,7 @@ packages=(
   libmuparser-dev libcsv-dev valgrind
   libotf2-trace-dev otf2-tools
   libsimgrid-dev
+  slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge iproute2
   clang-format
   clang libclang-rt-14-dev
   chromium imagemagick fonts-dejavu-core

@@ -4,7 +4,9 @@
 #   scripts/cluster/characterize-hostfile.sh <hostfile> <ranks> [sonde characterize options]
 # The host file is Open MPI's ("node1 slots=32", one line a host); with MPICH set
 # SONDE_MPI=mpich and write MPICH's ("node1:32"). The checkout must sit at the same path on every
-# host (a shared file system), built with cmake --preset release.
+# host (a shared file system), built with cmake --preset release; SONDE_BIN runs another sonde.
+# Open MPI's own settings pass through the environment (OMPI_MCA_btl_tcp_if_include=10.0.0.0/8 to
+# keep it to one network, OMPI_MCA_plm_rsh_agent for a launcher other than ssh).
 set -euo pipefail
 if [[ $# -lt 2 ]]; then
   echo "usage: $0 <hostfile> <ranks> [sonde characterize options]" >&2
@@ -19,4 +21,4 @@ if [[ "${SONDE_MPI:-openmpi}" == "mpich" ]]; then
 else
   launcher="mpirun.openmpi --hostfile $hostfile -np $ranks --map-by core --bind-to core"
 fi
-exec build/release/bin/sonde characterize --mpi-launcher "$launcher" "$@"
+exec "${SONDE_BIN:-build/release/bin/sonde}" characterize --mpi-launcher "$launcher" "$@"
