@@ -1,4 +1,5 @@
 #include "microbench/suite_options.hpp"
+#include <CLI/CLI.hpp>
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>

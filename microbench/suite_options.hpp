@@ -1,8 +1,6 @@
 // Options every benchmark program shares: quick mode, repetitions, time per repetition, parts.
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <string>
 #include <vector>
 
@@ -13,6 +11,12 @@
 
 #include "microbench/bench_output.hpp"
 #include "microbench/clock.hpp"
+
+// CLI11 is heavy to compile (9 s a file under the sanitizers): CLI::App is declared here for the
+// suites' headers, and CLI11 included only where options are added.
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace sonde::microbench {
 

@@ -2,7 +2,6 @@
 // run context, --list-parts, --out (atomic) and --progress. A program supplies its suite.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <functional>

@@ -1,4 +1,5 @@
 // sonde-bench-compute: peak floating-point rate and the kernel library of per-operation costs.
+#include <CLI/CLI.hpp>
 #include "microbench/compute/compute_suite.hpp"
 #include "microbench/suite_program.hpp"
 

@@ -3,8 +3,6 @@
 // core, and Amato et al.'s (1999) stride sweep. Sizes come from the detected caches.
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <cstdint>
 #include <optional>
 #include <string>

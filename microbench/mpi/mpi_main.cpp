@@ -2,6 +2,7 @@
 // (1995), section 4; Eom and Hollingsworth (1998)). Run it under mpirun or srun; rank 0 writes the
 // result.
 #include <mpi.h>
+#include <CLI/CLI.hpp>
 
 #include <string>
 

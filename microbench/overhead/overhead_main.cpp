@@ -1,5 +1,6 @@
 // sonde-bench-overhead: process, pipe and synchronization overheads (Xu and Hwang (1995), Tables 2
 // and 3).
+#include <CLI/CLI.hpp>
 #include "microbench/overhead/overhead_suite.hpp"
 #include "microbench/suite_program.hpp"
 

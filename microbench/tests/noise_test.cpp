@@ -2,6 +2,7 @@
 // and of the attempt to keep, and a whole run with benchmarks whose spread is known.
 #include <benchmark/benchmark.h>
 #include <gtest/gtest.h>
+#include <CLI/CLI.hpp>
 
 #include <atomic>
 #include <chrono>

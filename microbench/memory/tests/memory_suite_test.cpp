@@ -1,4 +1,5 @@
 #include "microbench/memory/memory_suite.hpp"
+#include <CLI/CLI.hpp>
 
 #include <gtest/gtest.h>
 
