@@ -306,8 +306,12 @@ void compare(Record& r) {
 }
 
 std::string format_table(const std::vector<Record>& records) {
-  const std::vector<std::string> header = {"setting", "n",           "predicted P", "measured T",
-                                           "E",       "in interval", "notes"};
+  const bool communication = std::any_of(records.begin(), records.end(), [](const Record& r) {
+    return r.compared == "communication";
+  });
+  const std::vector<std::string> header = {
+      "setting",     "n",    communication ? "predicted T_comm" : "predicted P", "measured T", "E",
+      "in interval", "notes"};
   std::vector<std::vector<std::string>> rows;
   for (const Record& r : records) {
     rows.push_back({setting_label(r), std::to_string(r.n), predicted_text(r), measured_text(r),
@@ -362,20 +366,49 @@ std::string format_summary(const std::vector<Record>& records) {
 }
 
 std::string records_csv(const std::vector<Record>& records) {
-  std::string text =
-      csv_line({"spreadsheet", "machine", "machine_name", "setting", "parameters", "n",
-                "predicted_seconds", "predicted_low_seconds", "predicted_high_seconds",
-                "measured_median_seconds", "measured_min_seconds", "measured_max_seconds",
-                "repetitions", "error_ratio", "in_interval", "notes", "command", "date", "host"});
+  std::string text = csv_line({"spreadsheet",
+                               "machine",
+                               "machine_name",
+                               "network",
+                               "setting",
+                               "parameters",
+                               "n",
+                               "compared",
+                               "predicted_seconds",
+                               "predicted_low_seconds",
+                               "predicted_high_seconds",
+                               "measured_median_seconds",
+                               "measured_min_seconds",
+                               "measured_max_seconds",
+                               "repetitions",
+                               "error_ratio",
+                               "in_interval",
+                               "notes",
+                               "command",
+                               "date",
+                               "host"});
   for (const Record& r : records) {
-    text += csv_line(
-        {r.spreadsheet, r.machine, r.machine_name, r.setting, parameters_text(r.parameters),
-         std::to_string(r.n), number_text(r.predicted),
-         r.interval ? number_text(r.interval->low) : "",
-         r.interval ? number_text(r.interval->high) : "", number_text(r.measured.median),
-         number_text(r.measured.min), number_text(r.measured.max), std::to_string(r.measured.count),
-         number_text(r.error_ratio), r.in_interval ? (*r.in_interval ? "yes" : "no") : "",
-         fmt::format("{}", fmt::join(r.notes, "; ")), command_text(r.command), r.date, r.host});
+    text += csv_line({r.spreadsheet,
+                      r.machine,
+                      r.machine_name,
+                      r.network,
+                      r.setting,
+                      parameters_text(r.parameters),
+                      std::to_string(r.n),
+                      r.compared,
+                      number_text(r.predicted),
+                      r.interval ? number_text(r.interval->low) : "",
+                      r.interval ? number_text(r.interval->high) : "",
+                      number_text(r.measured.median),
+                      number_text(r.measured.min),
+                      number_text(r.measured.max),
+                      std::to_string(r.measured.count),
+                      number_text(r.error_ratio),
+                      r.in_interval ? (*r.in_interval ? "yes" : "no") : "",
+                      fmt::format("{}", fmt::join(r.notes, "; ")),
+                      command_text(r.command),
+                      r.date,
+                      r.host});
   }
   return text;
 }
@@ -390,9 +423,11 @@ nlohmann::json records_json(const std::vector<Record>& records, bool complete,
     j["spreadsheet"] = r.spreadsheet;
     j["machine"] = r.machine;
     j["machine_name"] = r.machine_name;
+    j["network"] = r.network;
     j["setting"] = r.setting;
     j["parameters"] = r.parameters;
     j["n"] = r.n;
+    j["compared"] = r.compared;
     j["predicted_seconds"] = finite_or_null(r.predicted);
     j["predicted_low_seconds"] = r.interval ? finite_or_null(r.interval->low) : nullptr;
     j["predicted_high_seconds"] = r.interval ? finite_or_null(r.interval->high) : nullptr;
@@ -467,6 +502,10 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log,
   predict::PredictOptions predict_options;
   predict_options.reference_machines =
       profile::reference_profiles(o.references, named, machine_path);
+  if (!o.network.empty()) {
+    predict_options.network = profile::read_profile(o.network);
+    predict_options.network_path = o.network;
+  }
   const profile::Profile target = profile::read_profile(machine_path);
   const std::vector<std::string> launcher = launcher_words(o.launcher);
   const std::string host = host_name();
@@ -481,12 +520,14 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log,
       r.spreadsheet = o.spreadsheet;
       r.machine = o.machine;
       r.machine_name = target.machine.name;
+      r.network = o.network;
       r.setting = text;
       r.parameters = predictor.workload().parameters;
       r.n = n;
       const predict::Point point = predictor.at(n, predict::Scheme::full_overhead);
-      r.predicted = point.total;
-      r.interval = point.total_range;
+      r.compared = o.communication_only ? "communication" : "total";
+      r.predicted = o.communication_only ? point.communication : point.total;
+      r.interval = o.communication_only ? point.communication_range : point.total_range;
       r.notes = point.notes;
       std::map<std::string, std::string> values;
       for (const auto& [name, value] : r.parameters) values[name] = format_value(value);

@@ -25,8 +25,12 @@ namespace sonde::check {
 
 // The options of `sonde check`, as given.
 struct CheckOptions {
-  std::string spreadsheet;              // the workload (CSV)
-  std::string machine;                  // the target's profile
+  std::string spreadsheet;  // the workload (CSV)
+  std::string machine;      // the target's profile
+  std::string network;      // the cluster's network from another profile; "": none
+  // What the measurement is set against: T_n, or T_comm alone for a run whose computation costs
+  // nothing (a simulated one with SMPI's computation off).
+  bool communication_only = false;
   std::vector<std::string> references;  // profiles the spreadsheet's times were measured on
   std::string ranks;                    // "1,2,4": the rank counts n
   std::vector<std::string> sets;        // one problem size each: "N=4096", "N=8192,K=10"
@@ -95,12 +99,14 @@ Measured summarize(std::vector<double> seconds);  // at least one value
 // One point: a problem size at n ranks, predicted, measured and compared.
 struct Record {
   std::string spreadsheet;
-  std::string machine;       // the profile's path
-  std::string machine_name;  // the profile's machine name
-  std::string setting;       // "N=8192,K=10" as given; empty: the spreadsheet's own values
+  std::string machine;             // the profile's path
+  std::string machine_name;        // the profile's machine name
+  std::string network;             // the network's profile, where one was given
+  std::string compared = "total";  // the predicted part: "total" (T_n) or "communication"
+  std::string setting;             // "N=8192,K=10" as given; empty: the spreadsheet's own values
   std::map<std::string, double> parameters;  // every parameter's value at this point
   int n = 1;
-  double predicted = 0;                    // P: T_n, full-overhead scheme
+  double predicted = 0;  // P: T_n (or T_comm, as `compared` says), full-overhead scheme
   std::optional<predict::Range> interval;  // P's interval, where the prediction has one
   std::vector<std::string> notes;          // the prediction's notes
   Measured measured;                       // T: the median

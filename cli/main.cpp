@@ -116,6 +116,11 @@ int main(int argc, char** argv) {
     predict->add_option("--machine", predict_arguments.machine, "The target machine's profile")
         ->required()
         ->check(CLI::ExistingFile);
+    predict
+        ->add_option("--network", predict_arguments.network,
+                     "Profile of the cluster's network (messages, collectives, nodes and cores per "
+                     "node) where it differs from --machine's, which then gives the node")
+        ->check(CLI::ExistingFile);
     predict->add_option("--reference", predict_arguments.references,
                         "Profile of a machine the spreadsheet's times were measured on (default: "
                         "<name>.yaml beside --machine)");
@@ -146,6 +151,15 @@ int main(int argc, char** argv) {
     check->add_option("--machine", check_options.machine, "The target machine's profile")
         ->required()
         ->check(CLI::ExistingFile);
+    check
+        ->add_option("--network", check_options.network,
+                     "Profile of the cluster's network (messages, collectives, nodes and cores per "
+                     "node) where it differs from --machine's, which then gives the node")
+        ->check(CLI::ExistingFile);
+    check->add_flag(
+        "--communication-only", check_options.communication_only,
+        "Set the measurement against the predicted communication T_comm alone: for "
+        "runs whose computation costs nothing (SMPI with smpi/simulate-computation:no)");
     // One value per --reference and --set: a vector option would take `--` as the end of its
     // values, and the program's own options as sonde's.
     check

@@ -14,6 +14,7 @@ struct PredictArguments {
   std::string spreadsheet;                // the workload (CSV); or `counters`
   std::vector<std::string> counters;      // counter files (sonde counters)
   std::string machine;                    // the target's profile
+  std::string network;                    // the cluster's network from another profile; "": none
   std::vector<std::string> references;    // profiles the spreadsheet's times were measured on
   std::string nodes;                      // "1,2,4,256" or "1..1048576"; default 1..N_max
   std::vector<std::string> requirements;  // "time<=0.5s", ...

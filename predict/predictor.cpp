@@ -151,7 +151,16 @@ Predictor::Predictor(Workload workload, profile::Profile target, std::string tar
                      const PredictOptions& options)
     : workload_(std::move(workload)),
       target_(std::move(target)),
-      target_path_(std::move(target_path)) {
+      target_path_(std::move(target_path)),
+      network_path_(options.network ? options.network_path : target_path_) {
+  if (options.network) {
+    // The node from the target, the cluster from the network's profile: messages, collectives and
+    // how many processes share a node are the cluster's.
+    target_.point_to_point = options.network->point_to_point;
+    target_.collectives = options.network->collectives;
+    target_.machine.nodes = options.network->machine.nodes;
+    target_.machine.cores_per_node = options.network->machine.cores_per_node;
+  }
   const std::optional<double> target_rate = node_rate(target_);
   for (std::size_t i = 0; i < workload_.components.size(); ++i) {
     const Component& c = workload_.components[i];
@@ -207,7 +216,7 @@ Predictor::Predictor(Workload workload, profile::Profile target, std::string tar
   for (const Operation& o : workload_.operations) {
     const bool collective = o.kind == "communication" && o.operation != "point_to_point";
     collectives_.push_back(
-        collective ? &profile::require_collective(target_, o.operation, target_path_) : nullptr);
+        collective ? &profile::require_collective(target_, o.operation, network_path_) : nullptr);
   }
   for (std::size_t i = 0; i < workload_.operations.size(); ++i) operation_seconds(i, 2);
 
@@ -521,7 +530,7 @@ Predictor::Cost Predictor::operation_cost(std::size_t index, double n) const {
         o.name, n, nodes, target_.machine.name));
   }
   if (o.operation == "point_to_point") {
-    const profile::PointToPoint& p2p = profile::require_point_to_point(target_, target_path_);
+    const profile::PointToPoint& p2p = profile::require_point_to_point(target_, network_path_);
     const profile::HockneySegment* segment = &p2p.segments.front();
     for (const profile::HockneySegment& s : p2p.segments) {
       if (bytes >= s.from_bytes) segment = &s;
@@ -536,8 +545,8 @@ Predictor::Cost Predictor::operation_cost(std::size_t index, double n) const {
   try {
     estimate = collectives_[index]->estimate(n, bytes);
   } catch (const Error& e) {
-    throw input_error(target_path_, fmt::format("collectives.{}: {}; row {} needs it at n = {}",
-                                                o.operation, e.problem(), o.row.where(), n));
+    throw input_error(network_path_, fmt::format("collectives.{}: {}; row {} needs it at n = {}",
+                                                 o.operation, e.problem(), o.row.where(), n));
   }
   cost.seconds = count * estimate.seconds;
   cost.range = estimate.range ? Range{count * estimate.range->low, count * estimate.range->high}
@@ -569,15 +578,21 @@ Point Predictor::at(double n, Scheme scheme) const {
   }
   if (scheme == Scheme::full_overhead) {
     p.overheads.reserve(workload_.operations.size());
+    Range communication;
     for (std::size_t i = 0; i < workload_.operations.size(); ++i) {
       const Operation& o = workload_.operations[i];
       Cost cost = operation_cost(i, n);
       (o.kind == "parallelism" ? p.parallelism : p.communication) += cost.seconds;
       range.low += cost.range.low;
       range.high += cost.range.high;
+      if (o.kind != "parallelism") {
+        communication.low += cost.range.low;
+        communication.high += cost.range.high;
+      }
       for (std::string& note : cost.notes) p.notes.push_back(std::move(note));
       p.overheads.push_back({o.name, o.operation, cost.seconds});
     }
+    p.communication_range = communication;
   }
   p.total = p.compute + p.parallelism + p.communication;
   if (scheme != Scheme::theoretical) p.total_range = range;

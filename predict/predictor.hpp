@@ -26,6 +26,12 @@ std::string to_string(Scheme scheme);
 struct PredictOptions {
   // Profiles of the machines the spreadsheet's times were measured on, by machine name.
   std::map<std::string, profile::Profile> reference_machines;
+  // The cluster's network from another profile (one characterized apart from the node, or a
+  // simulated cluster's): its point-to-point model, pair map, collectives and shape (nodes, cores
+  // per node) replace the target's; the target keeps its compute and memory. Errors about messages
+  // name `network_path`.
+  std::optional<profile::Profile> network;
+  std::string network_path;
 };
 
 struct OverheadTerm {
@@ -63,10 +69,11 @@ struct Point {
   double efficiency = 0;     // E_n = S_n / n
   double speed = 0;          // P_n = W / T_n, flop/s
   double utilization = 0;    // U_n = P_n / (n P_peak)
-  std::vector<OverheadTerm> overheads;  // full-overhead scheme only
-  std::vector<ComponentCost> costs;     // per component, full-overhead scheme only
-  std::optional<Range> total_range;     // T_n's range from the profile's intervals
-  std::vector<std::string> notes;       // "allreduce: interpolated between measured sizes at n = 2"
+  std::vector<OverheadTerm> overheads;       // full-overhead scheme only
+  std::vector<ComponentCost> costs;          // per component, full-overhead scheme only
+  std::optional<Range> total_range;          // T_n's range from the profile's intervals
+  std::optional<Range> communication_range;  // T_comm's, full-overhead scheme only
+  std::vector<std::string> notes;  // "allreduce: interpolated between measured sizes at n = 2"
 };
 
 struct ComponentTime {
@@ -143,7 +150,8 @@ class Predictor {
   Workload workload_;
   profile::Profile target_;
   std::string target_path_;
-  std::vector<double> t1_;  // T_1(i) on the target
+  std::string network_path_;  // the profile messages are costed from: --network's, or the target
+  std::vector<double> t1_;    // T_1(i) on the target
   // Components costed from the profile's resources at each n (no given time or rate).
   std::vector<bool> from_resources_;
   // What each operation is costed with, looked up once: a collective, or nullptr for

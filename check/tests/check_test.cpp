@@ -210,7 +210,7 @@ TEST(CheckCommand, PredictsRunsAndCompares) {
 
   const std::string csv = read_file(o.csv);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
-  EXPECT_NE(csv.find("n,predicted_seconds"), std::string::npos);
+  EXPECT_NE(csv.find("n,compared,predicted_seconds"), std::string::npos);
   EXPECT_NE(csv.find("echo --N 4000 --K=7 --ranks 2 --repetitions 3"), std::string::npos);
 
   const std::string table = out.str();

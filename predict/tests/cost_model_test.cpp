@@ -254,5 +254,60 @@ TEST(CostModel, ProcessesBeyondOneNodeOfAOneNodeProfileAreNoted) {
   EXPECT_NE(p.notes[0].find("4 processes on 2 nodes"), std::string::npos) << p.notes[0];
 }
 
+TEST(CostModel, ANetworkProfileGivesTheMessagesAndTheNodeTheRest) {
+  // The node above (2 cores, DRAM 20 GB/s for one process, 30 GB/s for two) on a cluster whose
+  // network profile has one core per node and a ping-pong of 10 us + m / 1 GB/s [no interval].
+  // A triad of 2^27 points (3 GiB, DRAM) over 4 processes, one sweep, then 100 messages of 1000 B.
+  // One process per node: each has a node's DRAM alone, 24 x 2^27 / 4 B at 20 GB/s = 40.27 ms;
+  // messages 100 x (10 us + 1 us) = 1.1 ms [1.1 .. 1.1].
+  profile::Profile network;
+  network.machine.name = "cluster";
+  network.machine.nodes = 64;
+  network.machine.cores_per_node = 1;
+  profile::PointToPoint p2p;
+  profile::HockneySegment segment;
+  segment.to_bytes = INFINITY;
+  segment.t0 = q(10e-6, "s");
+  segment.r_inf = q(1e9, "B/s");
+  p2p.segments = {segment};
+  network.point_to_point = p2p;
+  PredictOptions options;
+  options.network = network;
+  options.network_path = "cluster.yaml";
+  const std::string workload =
+      "kind,name,value,work [flop],traffic [B],access,working set [B],dop,operation,bytes [B],"
+      "count,after\n"
+      "parameter,N,134217728,,,,,,,,,\n"
+      "component,triad,,2*N,24*N,triad,24*N/n,n,,,,\n"
+      "communication,send,,,,,,,point_to_point,1000,100,triad\n";
+  const Predictor on_cluster(parse_workload(workload, "model.csv"), made_up_node(), "made-up.yaml",
+                             options);
+  const Point p = on_cluster.at(4, Scheme::full_overhead);
+  EXPECT_DOUBLE_EQ(p.processes_per_node, 1);
+  EXPECT_NEAR(p.compute, 24.0 * 134217728 / 4 / 20e9, 1e-9);
+  EXPECT_NEAR(p.communication, 1.1e-3, 1e-12);
+  EXPECT_NEAR(p.communication_range->low, 1.1e-3, 1e-12);
+  EXPECT_NEAR(p.communication_range->high, 1.1e-3, 1e-12);
+  // Without the network profile the node's own: 2 processes a node share 30 GB/s, and 100 x (1 us
+  // + 1 us) = 0.2 ms.
+  const Point alone = predictor(workload).at(4, Scheme::full_overhead);
+  EXPECT_DOUBLE_EQ(alone.processes_per_node, 2);
+  EXPECT_NEAR(alone.compute, 24.0 * 134217728 / 4 / 15e9, 1e-9);
+  EXPECT_NEAR(alone.communication, 0.2e-3, 1e-12);
+  // A collective the network's profile lacks is named with the network's file.
+  try {
+    Predictor(parse_workload("kind,name,time [s],dop,operation,bytes [B],count,after\n"
+                             "component,work,1e-3,1,,,,\n"
+                             "communication,sum,,,allreduce,8,1,work\n",
+                             "model.csv"),
+              made_up_node(), "made-up.yaml", options);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cluster.yaml: collectives.allreduce: absent"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace sonde::predict
