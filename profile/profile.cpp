@@ -196,42 +196,17 @@ Interval range_around(double value, double a, double b, double level) {
 
 }  // namespace
 
-CollectiveEstimate Collective::estimate(double n, double bytes) const {
-  if (!(n >= 1) || !std::isfinite(n)) {
-    throw input_error("collective", fmt::format("n = {}: a communicator has one rank or more", n));
-  }
-  if (!(bytes >= 0) || !std::isfinite(bytes)) {
-    throw input_error("collective", fmt::format("m = {} B: a message has 0 bytes or more", bytes));
-  }
-  // A communicator of one rank moves nothing: whatever the form says at n = 1 is no time.
-  if (n == 1) return {0.0, std::nullopt, "one process: no communication"};
-  if (has_forms()) {
-    CollectiveEstimate out;
-    out.seconds = t0(n);
-    if (seconds_per_byte) out.seconds += (*seconds_per_byte)(n)*bytes;
-    out.how = "form in n";
-    double low = 0, high = 0, level = 1;
-    bool any = form_ends(t0, n, 1.0, low, high, level);
-    if (seconds_per_byte) any = form_ends(*seconds_per_byte, n, bytes, low, high, level) || any;
-    if (any) out.range = range_around(out.seconds, low, high, level);
-    return out;
-  }
-  // No form in n: the measured points at this n, in order of size (the first of equal sizes).
+namespace {
+
+// The measured points at exactly n, interpolated piecewise-linearly in m (below the smallest size
+// its time, above the largest extrapolated from the last two); nullopt where none was measured.
+std::optional<CollectiveEstimate> measured_at(const std::vector<CollectiveMeasurement>& measured,
+                                              double n, double bytes) {
   std::vector<const CollectiveMeasurement*> points;
-  std::set<std::uint64_t> measured_ranks;
-  for (const CollectiveMeasurement& m : measurements) {
-    measured_ranks.insert(m.ranks);
+  for (const CollectiveMeasurement& m : measured) {
     if (static_cast<double>(m.ranks) == n) points.push_back(&m);
   }
-  if (points.empty()) {
-    throw input_error(
-        "collective",
-        measured_ranks.empty()
-            ? std::string("no form in n was fitted and no point was measured")
-            : fmt::format("no form in n was fitted (that needs four communicator sizes) and it was "
-                          "measured on communicators of {} rank(s) only; no estimate at n = {}",
-                          fmt::join(measured_ranks, ", "), n));
-  }
+  if (points.empty()) return std::nullopt;
   std::stable_sort(points.begin(), points.end(),
                    [](const auto* a, const auto* b) { return a->bytes < b->bytes; });
   points.erase(std::unique(points.begin(), points.end(),
@@ -286,6 +261,70 @@ CollectiveEstimate Collective::estimate(double n, double bytes) const {
                    : fmt::format("interpolated between measured sizes {} and {} B at n = {}",
                                  a.bytes, b.bytes, n);
   return out;
+}
+
+}  // namespace
+
+CollectiveEstimate Collective::estimate(double n, double bytes) const {
+  if (!(n >= 1) || !std::isfinite(n)) {
+    throw input_error("collective", fmt::format("n = {}: a communicator has one rank or more", n));
+  }
+  if (!(bytes >= 0) || !std::isfinite(bytes)) {
+    throw input_error("collective", fmt::format("m = {} B: a message has 0 bytes or more", bytes));
+  }
+  // A communicator of one rank moves nothing: whatever the form says at n = 1 is no time.
+  if (n == 1) return {0.0, std::nullopt, "one process: no communication"};
+  // A point measured at this n beats a form fitted through all n: the form smooths over the steps
+  // a hierarchical network puts in n (a ring of more ranks than a leaf switch holds crosses it).
+  if (std::optional<CollectiveEstimate> at_n = measured_at(measurements, n, bytes)) return *at_n;
+  std::set<std::uint64_t> measured_ranks;
+  for (const CollectiveMeasurement& m : measurements) measured_ranks.insert(m.ranks);
+  if (has_forms()) {
+    const auto form = [&](double at) {
+      double value = t0(at);
+      if (seconds_per_byte) value += (*seconds_per_byte)(at)*bytes;
+      return value;
+    };
+    CollectiveEstimate out;
+    out.seconds = form(n);
+    out.how = "form in n";
+    double low = 0, high = 0, level = 1;
+    bool any = form_ends(t0, n, 1.0, low, high, level);
+    if (seconds_per_byte) any = form_ends(*seconds_per_byte, n, bytes, low, high, level) || any;
+    if (any) out.range = range_around(out.seconds, low, high, level);
+    // Beyond the largest measured communicator the form gives the growth and the measurement
+    // there the level: T(n) = T_measured(N) form(n) / form(N). A form that misses the level at N
+    // (a step the network put below N) would carry its miss on to every larger n.
+    const double largest =
+        measured_ranks.empty() ? 0 : static_cast<double>(*measured_ranks.rbegin());
+    if (largest >= 2 && n > largest && form(largest) > 0 && out.seconds > 0) {
+      const std::optional<CollectiveEstimate> at_largest =
+          measured_at(measurements, largest, bytes);
+      if (at_largest && at_largest->seconds > 0) {
+        const double growth = out.seconds / form(largest);
+        CollectiveEstimate anchored;
+        anchored.seconds = at_largest->seconds * growth;
+        if (at_largest->range) {
+          anchored.range = Interval{at_largest->range->low * growth,
+                                    at_largest->range->high * growth, at_largest->range->level};
+        }
+        anchored.how = fmt::format(
+            "extrapolated from the measured n = {:.0f} by the form's growth x{:.3g} (at n = "
+            "{:.0f}, "
+            "{})",
+            largest, growth, largest, at_largest->how);
+        return anchored;
+      }
+    }
+    return out;
+  }
+  throw input_error(
+      "collective",
+      measured_ranks.empty()
+          ? std::string("no form in n was fitted and no point was measured")
+          : fmt::format("no form in n was fitted (that needs four communicator sizes) and it was "
+                        "measured on communicators of {} rank(s) only; no estimate at n = {}",
+                        fmt::join(measured_ranks, ", "), n));
 }
 
 double Collective::seconds(double n, double bytes) const { return estimate(n, bytes).seconds; }

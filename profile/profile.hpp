@@ -258,10 +258,12 @@ struct Collective {
   bool operator==(const Collective&) const = default;
 
   bool has_forms() const { return !t0.terms.empty(); }
-  // With forms: their value at (n, m). Without: the measured points at exactly n, interpolated
-  // piecewise-linearly in m (below the smallest size its time, above the largest extrapolated
-  // from the last two). n = 1 is 0 s (one process moves nothing). An input Error when there is
-  // no form and no measurement at n, naming the communicator sizes that were measured.
+  // The measured points at exactly n where there are any, interpolated piecewise-linearly in m
+  // (below the smallest size its time, above the largest extrapolated from the last two). Else
+  // the forms: their value at (n, m), or beyond the largest measured communicator N the
+  // measurement at N times the forms' growth from N to n. n = 1 is 0 s (one process moves
+  // nothing). An input Error when there is no form and no measurement at n, naming the
+  // communicator sizes that were measured.
   CollectiveEstimate estimate(double n, double bytes) const;
   double seconds(double n, double bytes) const;  // estimate(n, bytes).seconds
 };

@@ -350,6 +350,46 @@ TEST(Collective, FormsGiveTheirValueAndTheTermsRange) {
   EXPECT_FALSE(bare.range);
 }
 
+TEST(Collective, APointMeasuredAtNBeatsTheFormAndAnchorsItBeyond) {
+  // A ring exchange on a fat tree of 16-node leaves: 1 us up to n = 16, 2 us from n = 32 (the ring
+  // crosses leaves), measured at 8 B for n = 2 .. 64. The form fitted through all of them is a
+  // constant 1.33 us (no interval); it misses both levels.
+  Collective shift;
+  shift.t0.unit = "s";
+  shift.t0.terms = {Term{"1", 1.33e-6, 0, std::nullopt}};
+  for (std::uint64_t n : {2, 4, 8, 16, 32, 64}) {
+    Quantity t = q(n <= 16 ? 1e-6 : 2e-6, "s");
+    t.interval = Interval{t.value * 0.9, t.value * 1.1, 1.0};
+    shift.measurements.push_back({n, 8, t});
+  }
+  // At a measured n the measurement: 1 us at n = 16, 2 us at n = 64.
+  EXPECT_DOUBLE_EQ(shift.estimate(16, 8).seconds, 1e-6);
+  CollectiveEstimate e = shift.estimate(64, 8);
+  EXPECT_DOUBLE_EQ(e.seconds, 2e-6);
+  EXPECT_EQ(e.how, "measured at 8 B at n = 64");
+  // Between measured sizes of n the form: 1.33 us at n = 48.
+  e = shift.estimate(48, 8);
+  EXPECT_DOUBLE_EQ(e.seconds, 1.33e-6);
+  EXPECT_EQ(e.how, "form in n");
+  // Beyond n = 64 the measurement there times the form's growth (1, a constant): 2 us [1.8 ..
+  // 2.2] at n = 256, not the form's 1.33.
+  e = shift.estimate(256, 8);
+  EXPECT_NEAR(e.seconds, 2e-6, 1e-18);
+  ASSERT_TRUE(e.range);
+  EXPECT_NEAR(e.range->low, 1.8e-6, 1e-18);
+  EXPECT_NEAR(e.range->high, 2.2e-6, 1e-18);
+  EXPECT_NE(e.how.find("extrapolated from the measured n = 64 by the form's growth x1"),
+            std::string::npos)
+      << e.how;
+  // A form that grows: 1 us log2 n, measured 6.6 us at n = 64 (10% above the form): at n = 256
+  // 6.6 x 8 / 6 = 8.8 us.
+  Collective tree;
+  tree.t0.unit = "s";
+  tree.t0.terms = {Term{"log n", 1e-6, 0, std::nullopt}};
+  tree.measurements.push_back({64, 0, q(6.6e-6, "s")});
+  EXPECT_NEAR(tree.estimate(256, 0).seconds, 8.8e-6, 1e-15);
+}
+
 TEST(Collective, ShowAndCompareNameMeasuredOnlyCollectives) {
   const Profile p = full_profile();
   const std::string shown = format_profile(p);
