@@ -35,6 +35,9 @@ struct MpiSuitePlan {
   double min_time_seconds = 0;
   double warm_up_seconds = 0;  // Google Benchmark's warm-up before each benchmark's runs
   bool simulated = false;      // under SMPI (plan_mpi_suite)
+  // The scan only on communicators of at most this many ranks (0: no limit), and why.
+  int scan_max_ranks = 0;
+  std::vector<std::string> left_out;  // benchmarks the plan leaves out, each with its reason
 };
 
 std::vector<std::string> collective_names();

@@ -532,6 +532,7 @@ void register_mpi_suite(const MpiSuitePlan& plan, const std::vector<RankPlace>& 
   if (selected("collectives")) {
     for (int k : plan.communicator_sizes) {
       for (const std::string& op : collective_names()) {
+        if (op == "scan" && plan.scan_max_ranks > 0 && k > plan.scan_max_ranks) continue;
         if (op == "barrier") {
           register_collective(plan, op, k, 0, registry);
           continue;

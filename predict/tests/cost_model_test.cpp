@@ -1,6 +1,7 @@
 // The resource model of a component (predict/predictor.cpp, component_cost) and of communication,
 // on a small made-up profile whose every figure is round, so that each expected time below is
 // worked out by hand in its comment.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -306,6 +307,39 @@ TEST(CostModel, ANetworkProfileGivesTheMessagesAndTheNodeTheRest) {
     EXPECT_NE(std::string(e.what()).find("cluster.yaml: collectives.allreduce: absent"),
               std::string::npos)
         << e.what();
+  }
+}
+
+TEST(CostModel, ExtrapolationFromFewCommunicatorsAcrossNodesIsNoted) {
+  // Nodes of 8 cores; an alltoall of 0 B measured at n = 2 .. 32 (1 us per rank), its form 1 us x
+  // n. At 128 ranks: the point at 32 (32 us) times the form's growth 128 / 32 = 128 us, and a
+  // note that only 16 and 32 span nodes.
+  profile::Profile node = made_up_node();
+  node.machine.cores_per_node = 8;
+  profile::Collective alltoall;
+  alltoall.t0.unit = "s";
+  alltoall.t0.terms = {profile::Term{"n", 1e-6, 0, std::nullopt}};
+  for (std::uint64_t n : {2, 4, 8, 16, 32}) {
+    alltoall.measurements.push_back({n, 0, q(static_cast<double>(n) * 1e-6, "s")});
+  }
+  node.collectives["alltoall"] = alltoall;
+  const Predictor exchange(parse_workload("kind,name,time [s],dop,operation,bytes [B],count,after\n"
+                                          "component,work,1e-3,1,,,,\n"
+                                          "communication,swap,,,alltoall,0,1,work\n",
+                                          "model.csv"),
+                           node, "made-up.yaml");
+  const Point p = exchange.at(128, Scheme::full_overhead);
+  EXPECT_NEAR(p.communication, 128e-6, 1e-12);
+  bool noted = false;
+  for (const std::string& note : p.notes) {
+    noted = noted || note.find(
+                         "swap: only 2 measured communicator size(s) span nodes of 8 cores "
+                         "(16, 32)") != std::string::npos;
+  }
+  EXPECT_TRUE(noted) << fmt::format("{}", fmt::join(p.notes, "\n"));
+  // At a measured n there is nothing to note.
+  for (const std::string& note : exchange.at(32, Scheme::full_overhead).notes) {
+    EXPECT_EQ(note.find("span nodes"), std::string::npos) << note;
   }
 }
 

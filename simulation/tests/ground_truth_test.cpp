@@ -109,7 +109,12 @@ TEST(GroundTruth, TheMapTellsRanksOnOneNodeFromRanksOnTwo) {
 
 TEST(GroundTruth, CollectiveFormsHaveTheShapeOfTheAlgorithmsSmpiRan) {
   // On the flat platform (L = 2 us, B = 10 GB/s) MPICH's selector runs a dissemination barrier
-  // and, for short messages, a binomial broadcast: log2 n rounds of one message each.
+  // and, for short messages, a binomial broadcast: log2 n rounds of one message each,
+  // log2 n (L + m / B). That sum holds where a node's sends go one at a time: at 8 B, where the
+  // latency is all, and at 64 KiB, SMPI's first size sent by rendezvous. From 1 KiB to 16 KiB SMPI
+  // sends eagerly, a parent's sends to its children overlap on its link, and the times lie up to
+  // 1.7 times above the sum (16 ranks, 16 KiB): no single form in m is the algorithm's there, so
+  // the per-byte form is not held to it.
   const PlatformInfo info = platform_info("flat");
   const double L = info.routes[1].latency_seconds, B = info.routes[1].bandwidth_bytes_per_second;
   const profile::Profile p = characterize("flat", 16, "collectives");
@@ -123,9 +128,17 @@ TEST(GroundTruth, CollectiveFormsHaveTheShapeOfTheAlgorithmsSmpiRan) {
     const std::string at = " at n = " + std::to_string(static_cast<int>(n));
     expect_within(barrier.t0(n), L * std::log2(n), 0.05, "barrier" + at);
     expect_within(bcast.t0(n), L * std::log2(n), 0.05, "broadcast t0" + at);
-    ASSERT_TRUE(bcast.seconds_per_byte);
-    expect_within((*bcast.seconds_per_byte)(n), std::log2(n) / B, 0.05, "broadcast 1/r_inf" + at);
   }
+  int checked = 0;
+  for (const profile::CollectiveMeasurement& m : bcast.measurements) {
+    if (m.bytes != 8 && m.bytes != 65536) continue;
+    const double n = static_cast<double>(m.ranks);
+    expect_within(m.time.value, std::log2(n) * (L + m.bytes / B), 0.02,
+                  "broadcast of " + std::to_string(static_cast<int>(m.bytes)) +
+                      " B at n = " + std::to_string(m.ranks));
+    ++checked;
+  }
+  EXPECT_EQ(checked, 8);  // n = 2, 4, 8, 16
 }
 
 TEST(GroundTruth, AnExportedPlatformReproducesItsProfile) {

@@ -39,6 +39,18 @@ TEST(MpiPlan, CommunicatorsDoubleUpToAllRanks) {
   EXPECT_EQ(plan_mpi_suite({}, roomy_node(), 2, 2).communicator_sizes, (std::vector<int>{2}));
 }
 
+TEST(MpiPlan, ASimulatedScanStopsAt128Ranks) {
+  // Under SMPI beyond 128 ranks the scan (linear there) is left out above 128, with its reason;
+  // the other collectives run at every communicator size. A real run keeps it everywhere.
+  const MpiSuitePlan simulated = plan_mpi_suite({}, roomy_node(), 256, 256, {}, true);
+  EXPECT_EQ(simulated.scan_max_ranks, 128);
+  ASSERT_EQ(simulated.left_out.size(), 1u);
+  EXPECT_NE(simulated.left_out[0].find("mpi.collective.scan above 128 ranks"), std::string::npos);
+  EXPECT_EQ(simulated.communicator_sizes.back(), 256);
+  EXPECT_EQ(plan_mpi_suite({}, roomy_node(), 128, 128, {}, true).scan_max_ranks, 0);
+  EXPECT_EQ(plan_mpi_suite({}, roomy_node(), 256, 256).scan_max_ranks, 0);
+}
+
 TEST(MpiPlan, LargeJobsSampleTheMap) {
   const MpiSuitePlan plan = plan_mpi_suite({}, roomy_node(), 64, 64);
   // Rank 0 with each of the 63 others, and each of ranks 1..31 with the one 32 away.
