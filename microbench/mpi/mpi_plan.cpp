@@ -90,6 +90,22 @@ MpiSuitePlan plan_mpi_suite(const CommonOptions& options, const Sizing& sizing, 
     for (std::uint64_t m = 8; m <= (1u << 20); m *= 8) plan.collective_bytes.push_back(m);
     plan.collective_bytes.push_back(1u << 20);
   }
+  // A collective whose k ranks' buffers (m B each, k m for the widest) exceed the node's allowance
+  // is left out; the plan says which.
+  for (int k : plan.communicator_sizes) {
+    std::vector<std::string> sizes;
+    for (std::uint64_t m : plan.collective_bytes) {
+      if (m * static_cast<std::uint64_t>(k) > plan.collective_buffer_cap) {
+        sizes.push_back(std::to_string(m));
+      }
+    }
+    if (sizes.empty()) continue;
+    std::string list;
+    for (const std::string& size : sizes) list += (list.empty() ? "" : ", ") + size;
+    plan.left_out.push_back("mpi.collective.* at " + std::to_string(k) + " ranks and " + list +
+                            " B: k m B of buffers exceed the allowance of " +
+                            std::to_string(plan.collective_buffer_cap) + " B");
+  }
   for (const std::string& part : select_parts(options.parts, mpi_part_names())) {
     if (ranks < 2) {
       plan.skipped_parts.push_back(part + ": needs two ranks (run it under mpirun -np 2 or more)");

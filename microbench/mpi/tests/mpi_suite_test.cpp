@@ -75,7 +75,13 @@ TEST(MpiPlan, CollectiveBuffersFitTheNodesAllowance) {
   small.max_buffer_bytes = 64u << 20;  // shared by 8 ranks of a node: 8 MiB each
   const MpiSuitePlan plan = plan_mpi_suite({}, small, 16, 8);
   EXPECT_EQ(plan.collective_buffer_cap, 8u << 20);
+  // 16 ranks of 1 MiB need 16 MiB: left out, and the plan says so; 8 ranks of 1 MiB fit.
+  ASSERT_EQ(plan.left_out.size(), 1u);
+  EXPECT_EQ(plan.left_out[0],
+            "mpi.collective.* at 16 ranks and 1048576 B: k m B of buffers exceed the allowance of "
+            "8388608 B");
   EXPECT_EQ(plan_mpi_suite({}, roomy_node(), 16, 8).collective_buffer_cap, 256u << 20);
+  EXPECT_TRUE(plan_mpi_suite({}, roomy_node(), 16, 8).left_out.empty());
 }
 
 TEST(MpiPairs, ClassesFollowHostSocketAndNumaNode) {
