@@ -119,15 +119,7 @@ std::vector<PartEstimate> estimate_mpi(const SuiteRun& run, const SuiteSelection
     if (part == "pingpong") count = plan.pingpong_bytes.size();
     if (part == "map") count = 2 * plan.map_pairs.size();
     if (part == "stream") count = 2 * plan.stream_bytes.size();
-    if (part == "collectives") {
-      for (int k : plan.communicator_sizes) {
-        count += 1;  // the barrier
-        for (std::uint64_t m : plan.collective_bytes) {
-          if (m * static_cast<std::uint64_t>(k) <= plan.collective_buffer_cap)
-            count += collective_names().size() - 1;
-        }
-      }
-    }
+    if (part == "collectives") count = planned_collectives(plan).size();
     double set_up = 0;
     if (part == "stream") {
       // Each run allocates and fills a window of send and receive buffers (at most 64 MiB each),

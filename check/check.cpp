@@ -502,10 +502,7 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log,
   predict::PredictOptions predict_options;
   predict_options.reference_machines =
       profile::reference_profiles(o.references, named, machine_path);
-  if (!o.network.empty()) {
-    predict_options.network = profile::read_profile(o.network);
-    predict_options.network_path = o.network;
-  }
+  predict::read_network(predict_options, o.network);
   const profile::Profile target = profile::read_profile(machine_path);
   const std::vector<std::string> launcher = launcher_words(o.launcher);
   const std::string host = host_name();

@@ -57,10 +57,7 @@ int predict_command(const PredictArguments& a, std::ostream& out, std::ostream& 
   for (const auto& component : workload.components) named.push_back(component.machine);
   PredictOptions options;
   options.reference_machines = profile::reference_profiles(a.references, named, machine_path);
-  if (!a.network.empty()) {
-    options.network = profile::read_profile(a.network);
-    options.network_path = a.network;
-  }
+  read_network(options, a.network);
   const Predictor predictor(std::move(workload), profile::read_profile(machine_path),
                             machine_path.string(), options);
   const double n_max = std::min(predictor.summary().n_max, 1048576.0);

@@ -148,6 +148,12 @@ const profile::MemoryLevel& level_for(const profile::Profile& p, std::optional<d
 
 }  // namespace
 
+void read_network(PredictOptions& options, const std::string& path) {
+  if (path.empty()) return;
+  options.network = profile::read_profile(path);
+  options.network_path = path;
+}
+
 Predictor::Predictor(Workload workload, profile::Profile target, std::string target_path,
                      const PredictOptions& options)
     : workload_(std::move(workload)),
@@ -560,7 +566,7 @@ Predictor::Cost Predictor::operation_cost(std::size_t index, double n) const {
   // form's growth is then mostly that of messages inside a node (on a simulated cluster of 8-core
   // nodes profiled at 32 ranks, the alltoall's was 2 to 4 times off at 64 and 128).
   const std::optional<std::uint64_t> cores = target_.machine.cores_per_node;
-  if (estimate.how.rfind("extrapolated from the measured", 0) == 0 && cores && *cores > 1) {
+  if (estimate.extrapolated_from && cores && *cores > 1) {
     std::set<std::uint64_t> spanning;
     for (const profile::CollectiveMeasurement& m : collectives_[index]->measurements) {
       if (m.ranks > *cores) spanning.insert(m.ranks);

@@ -34,6 +34,9 @@ struct PredictOptions {
   std::string network_path;
 };
 
+// Reads the profile at `path` into options.network (--network); nothing where `path` is empty.
+void read_network(PredictOptions& options, const std::string& path);
+
 struct OverheadTerm {
   std::string_view name;       // the spreadsheet row (owned by the predictor's workload)
   std::string_view operation;  // "alltoall"

@@ -213,7 +213,7 @@ std::optional<CollectiveEstimate> measured_at(const std::vector<CollectiveMeasur
                            [](const auto* a, const auto* b) { return a->bytes == b->bytes; }),
                points.end());
   const auto at_point = [&](const CollectiveMeasurement& m, std::string how) {
-    return CollectiveEstimate{m.time.value, m.time.interval, std::move(how)};
+    return CollectiveEstimate{m.time.value, m.time.interval, std::move(how), std::nullopt};
   };
   const CollectiveMeasurement& first = *points.front();
   const CollectiveMeasurement& last = *points.back();
@@ -273,7 +273,7 @@ CollectiveEstimate Collective::estimate(double n, double bytes) const {
     throw input_error("collective", fmt::format("m = {} B: a message has 0 bytes or more", bytes));
   }
   // A communicator of one rank moves nothing: whatever the form says at n = 1 is no time.
-  if (n == 1) return {0.0, std::nullopt, "one process: no communication"};
+  if (n == 1) return {0.0, std::nullopt, "one process: no communication", std::nullopt};
   // A point measured at this n beats a form fitted through all n: the form smooths over the steps
   // a hierarchical network puts in n (a ring of more ranks than a leaf switch holds crosses it).
   if (std::optional<CollectiveEstimate> at_n = measured_at(measurements, n, bytes)) return *at_n;
@@ -308,6 +308,7 @@ CollectiveEstimate Collective::estimate(double n, double bytes) const {
           anchored.range = Interval{at_largest->range->low * growth,
                                     at_largest->range->high * growth, at_largest->range->level};
         }
+        anchored.extrapolated_from = static_cast<std::uint64_t>(largest);
         anchored.how = fmt::format(
             "extrapolated from the measured n = {:.0f} by the form's growth x{:.3g} (at n = "
             "{:.0f}, "

@@ -243,6 +243,8 @@ struct CollectiveEstimate {
   double seconds = 0;
   std::optional<Interval> range;  // from the terms' or the measurements' intervals, where present
   std::string how;                // "form in n", "interpolated between measured sizes ..."
+  // Beyond the measured communicators: the largest measured size, which the form's growth scaled.
+  std::optional<std::uint64_t> extrapolated_from;
 };
 
 // t = t0(n) + m / r_inf(n) (Xu and Hwang (1995), Eq. 6); barrier, reduce and scan may be t = t0(n)

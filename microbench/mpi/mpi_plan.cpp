@@ -1,14 +1,42 @@
 #include "microbench/mpi/mpi_plan.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <set>
 
 namespace sonde::microbench {
 
+namespace {
+
+// Whether k ranks' buffers of m bytes each (k m for the widest) fit the node's allowance.
+bool buffers_fit(const MpiSuitePlan& plan, int k, std::uint64_t m) {
+  return m * static_cast<std::uint64_t>(k) <= plan.collective_buffer_cap;
+}
+
+}  // namespace
+
 std::vector<std::string> collective_names() {
   return {"barrier", "bcast",     "gather", "scatter",   "alltoall",
           "shift",   "allgather", "reduce", "allreduce", "scan"};
+}
+
+std::vector<PlannedCollective> planned_collectives(const MpiSuitePlan& plan) {
+  std::vector<PlannedCollective> out;
+  for (int k : plan.communicator_sizes) {
+    for (const std::string& op : collective_names()) {
+      if (op == "scan" && plan.scan_max_ranks > 0 && k > plan.scan_max_ranks) continue;
+      if (op == "barrier") {
+        out.push_back({op, k, 0});
+        continue;
+      }
+      for (std::uint64_t m : plan.collective_bytes) {
+        if (buffers_fit(plan, k, m)) out.push_back({op, k, m});
+      }
+    }
+  }
+  return out;
 }
 
 MpiSuitePlan plan_mpi_suite(const CommonOptions& options, const Sizing& sizing, int ranks,
@@ -91,20 +119,16 @@ MpiSuitePlan plan_mpi_suite(const CommonOptions& options, const Sizing& sizing, 
     plan.collective_bytes.push_back(1u << 20);
   }
   // A collective whose k ranks' buffers (m B each, k m for the widest) exceed the node's allowance
-  // is left out; the plan says which.
+  // is left out (planned_collectives); the plan says which.
   for (int k : plan.communicator_sizes) {
-    std::vector<std::string> sizes;
+    std::vector<std::uint64_t> sizes;
     for (std::uint64_t m : plan.collective_bytes) {
-      if (m * static_cast<std::uint64_t>(k) > plan.collective_buffer_cap) {
-        sizes.push_back(std::to_string(m));
-      }
+      if (!buffers_fit(plan, k, m)) sizes.push_back(m);
     }
     if (sizes.empty()) continue;
-    std::string list;
-    for (const std::string& size : sizes) list += (list.empty() ? "" : ", ") + size;
-    plan.left_out.push_back("mpi.collective.* at " + std::to_string(k) + " ranks and " + list +
-                            " B: k m B of buffers exceed the allowance of " +
-                            std::to_string(plan.collective_buffer_cap) + " B");
+    plan.left_out.push_back(fmt::format(
+        "mpi.collective.* at {} ranks and {} B: k m B of buffers exceed the allowance of {} B", k,
+        fmt::join(sizes, ", "), plan.collective_buffer_cap));
   }
   for (const std::string& part : select_parts(options.parts, mpi_part_names())) {
     if (ranks < 2) {

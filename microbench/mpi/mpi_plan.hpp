@@ -42,6 +42,20 @@ struct MpiSuitePlan {
 
 std::vector<std::string> collective_names();
 
+// One collective benchmark of a plan: the operation, its communicator size and message size (0
+// for the barrier).
+struct PlannedCollective {
+  std::string op;
+  int ranks = 2;
+  std::uint64_t bytes = 0;
+};
+
+// Every collective the plan measures, communicator size by size, operation by operation, size by
+// size: the barrier once per communicator; the others at each message size whose k ranks' buffers
+// fit the allowance, and the scan only up to scan_max_ranks. The suite registers these, and the
+// run's estimate counts them.
+std::vector<PlannedCollective> planned_collectives(const MpiSuitePlan& plan);
+
 // The plan for `ranks` ranks; the same on every rank, so that all register the same benchmarks.
 // `message_bytes`, when given, replaces the ping-pong sizes.
 // `ranks_per_node` ranks share one node's usable memory (`sizing`), which bounds the collectives'

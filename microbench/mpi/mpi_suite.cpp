@@ -530,18 +530,8 @@ void register_mpi_suite(const MpiSuitePlan& plan, const std::vector<RankPlace>& 
     }
   }
   if (selected("collectives")) {
-    for (int k : plan.communicator_sizes) {
-      for (const std::string& op : collective_names()) {
-        if (op == "scan" && plan.scan_max_ranks > 0 && k > plan.scan_max_ranks) continue;
-        if (op == "barrier") {
-          register_collective(plan, op, k, 0, registry);
-          continue;
-        }
-        for (std::uint64_t m : plan.collective_bytes) {
-          if (m * static_cast<std::uint64_t>(k) > plan.collective_buffer_cap) continue;
-          register_collective(plan, op, k, m, registry);
-        }
-      }
+    for (const PlannedCollective& c : planned_collectives(plan)) {
+      register_collective(plan, c.op, c.ranks, c.bytes, registry);
     }
   }
 }

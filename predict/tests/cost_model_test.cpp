@@ -74,6 +74,17 @@ profile::Profile made_up_node() {
   return p;
 }
 
+// `body` must throw a sonde Error whose message holds `text`.
+template <typename Body>
+void expect_error_naming(Body body, const std::string& text) {
+  try {
+    body();
+    ADD_FAILURE() << "no error; expected one naming " << text;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+  }
+}
+
 Predictor predictor(const std::string& csv) {
   return Predictor(parse_workload(csv, "model.csv"), made_up_node(), "made-up.yaml");
 }
@@ -198,14 +209,8 @@ TEST(CostModel, ADegreeOfParallelismOfNIsUnboundedNotANumber) {
 }
 
 TEST(CostModel, AKernelTheProfileLacksIsNamed) {
-  try {
-    predictor("kind,name,chain.log,dop\ncomponent,logs,10,1\n");
-    FAIL() << "a missing kernel was accepted";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("made-up.yaml: compute.kernels.log.latency: absent"),
-              std::string::npos)
-        << e.what();
-  }
+  expect_error_naming([] { predictor("kind,name,chain.log,dop\ncomponent,logs,10,1\n"); },
+                      "made-up.yaml: compute.kernels.log.latency: absent");
 }
 
 TEST(CostModel, TheHaloExchangeIsTwoShiftsPerStep) {
@@ -296,18 +301,15 @@ TEST(CostModel, ANetworkProfileGivesTheMessagesAndTheNodeTheRest) {
   EXPECT_NEAR(alone.compute, 24.0 * 134217728 / 4 / 15e9, 1e-9);
   EXPECT_NEAR(alone.communication, 0.2e-3, 1e-12);
   // A collective the network's profile lacks is named with the network's file.
-  try {
-    Predictor(parse_workload("kind,name,time [s],dop,operation,bytes [B],count,after\n"
-                             "component,work,1e-3,1,,,,\n"
-                             "communication,sum,,,allreduce,8,1,work\n",
-                             "model.csv"),
-              made_up_node(), "made-up.yaml", options);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("cluster.yaml: collectives.allreduce: absent"),
-              std::string::npos)
-        << e.what();
-  }
+  expect_error_naming(
+      [&] {
+        Predictor(parse_workload("kind,name,time [s],dop,operation,bytes [B],count,after\n"
+                                 "component,work,1e-3,1,,,,\n"
+                                 "communication,sum,,,allreduce,8,1,work\n",
+                                 "model.csv"),
+                  made_up_node(), "made-up.yaml", options);
+      },
+      "cluster.yaml: collectives.allreduce: absent");
 }
 
 TEST(CostModel, ExtrapolationFromFewCommunicatorsAcrossNodesIsNoted) {

@@ -381,6 +381,7 @@ TEST(Collective, APointMeasuredAtNBeatsTheFormAndAnchorsItBeyond) {
   EXPECT_NE(e.how.find("extrapolated from the measured n = 64 by the form's growth x1"),
             std::string::npos)
       << e.how;
+  EXPECT_EQ(e.extrapolated_from, 64u);
   // A form that grows: 1 us log2 n, measured 6.6 us at n = 64 (10% above the form): at n = 256
   // 6.6 x 8 / 6 = 8.8 us.
   Collective tree;
