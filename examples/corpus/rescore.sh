@@ -3,6 +3,7 @@
 # `sonde check` wrote (examples/corpus/records/<machine>/<program>.csv), `sonde check` predicts
 # again with the same spreadsheet and rank counts and sets the recorded median beside it. Nothing is
 # run. This is how a revised model is scored on old measurements, next to their first scores.
+# Records of a simulated cluster keep their network profile and compare communication alone.
 #   bash examples/corpus/rescore.sh RECORDS_FOLDER PROFILE [OUT FOLDER] [BUILD FOLDER]
 # Writes <out>/<program>.csv and .json (default <records>/rescored/). Records with a --set
 # (a problem size other than the spreadsheet's own) are skipped: the replay keys on n alone.
@@ -29,9 +30,19 @@ for file in "$records"/*.csv; do
   ranks=$(awk -F, "$columns"'NR > 1 { line = $0; gsub(/"[^"]*"/, "Q", line); split(line, f, ",");
     if (f[c["setting"]] == "") printf "%s%s", (count++ ? "," : ""), f[c["n"]] }' "$file")
   [[ -n "$ranks" && -f "$spreadsheet" ]] || continue
-  echo "== $name: $spreadsheet at n = $ranks on $profile" >&2
-  "$build/bin/sonde" check "$spreadsheet" --machine "$profile" --ranks "$ranks" --launcher "" \
-    --csv "$out/$name.csv" --json "$out/$name.json" -- \
+  # A simulated cluster's records: the same network profile, communication alone.
+  field() {
+    awk -v name="$1" -F, "$columns"'NR == 2 && c[name] { line = $0; gsub(/"[^"]*"/, "Q", line);
+      split(line, f, ","); print f[c[name]] }' "$file"
+  }
+  network=$(field network)
+  compared=$(field compared)
+  options=()
+  [[ -n "$network" ]] && options+=(--network "$network")
+  [[ "$compared" == communication ]] && options+=(--communication-only)
+  echo "== $name: $spreadsheet at n = $ranks on $profile ${options[*]}" >&2
+  "$build/bin/sonde" check "$spreadsheet" --machine "$profile" "${options[@]}" --ranks "$ranks" \
+    --launcher "" --csv "$out/$name.csv" --json "$out/$name.json" -- \
     bash examples/corpus/rescore.sh --recorded "$file" '{n}' || status=1
 done
 exit $status
