@@ -612,6 +612,10 @@ Point Predictor::at(double n, Scheme scheme) const {
         communication.low += cost.range.low;
         communication.high += cost.range.high;
       }
+      if (o.kind != "parallelism") {
+        p.communication_notes.insert(p.communication_notes.end(), cost.notes.begin(),
+                                     cost.notes.end());
+      }
       for (std::string& note : cost.notes) p.notes.push_back(std::move(note));
       p.overheads.push_back({o.name, o.operation, cost.seconds});
     }

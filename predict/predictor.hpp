@@ -77,6 +77,7 @@ struct Point {
   std::optional<Range> total_range;          // T_n's range from the profile's intervals
   std::optional<Range> communication_range;  // T_comm's, full-overhead scheme only
   std::vector<std::string> notes;  // "allreduce: interpolated between measured sizes at n = 2"
+  std::vector<std::string> communication_notes;  // the notes of T_comm's operations alone
 };
 
 struct ComponentTime {

@@ -345,5 +345,31 @@ TEST(CostModel, ExtrapolationFromFewCommunicatorsAcrossNodesIsNoted) {
   }
 }
 
+TEST(CostModel, CommunicationNotesLeaveTheComponentsOut) {
+  // Four processes on a node of 4 cores share DRAM measured with 2 threads: a note on the triad.
+  // The alltoall measured at n = 2 and 4: a note on the exchange. T_comm's notes hold only that.
+  profile::Profile node = made_up_node();
+  node.machine.cores_per_node = 4;
+  profile::Collective alltoall;
+  alltoall.measurements.push_back({2, 0, q(1e-6, "s")});
+  alltoall.measurements.push_back({4, 0, q(3e-6, "s")});
+  node.collectives["alltoall"] = alltoall;
+  const Predictor p(
+      parse_workload("kind,name,value,work [flop],traffic [B],access,working set [B],dop,"
+                     "operation,bytes [B],count,after\n"
+                     "parameter,N,2e6,,,,,,,,,\n"
+                     "component,triad,,2*N*10,24*N*10,triad,24*N/n,n,,,,\n"
+                     "communication,swap,,,,,,,alltoall,0,1,triad\n",
+                     "model.csv"),
+      node, "made-up.yaml");
+  const Point four = p.at(4, Scheme::full_overhead);
+  EXPECT_NEAR(four.communication, 3e-6, 1e-15);
+  ASSERT_EQ(four.communication_notes.size(), 1u)
+      << fmt::format("{}", fmt::join(four.communication_notes, "\n"));
+  EXPECT_EQ(four.communication_notes[0], "swap: measured at 0 B at n = 4");
+  EXPECT_GT(four.notes.size(), 1u);
+  EXPECT_EQ(four.notes[0], "triad: DRAM bandwidth measured with 2 thread(s), not 4");
+}
+
 }  // namespace
 }  // namespace sonde::predict
