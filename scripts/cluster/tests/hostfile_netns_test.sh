@@ -2,17 +2,18 @@
 # The host-file recipe across two hosts made on this machine: two network namespaces joined by a
 # veth pair, each with an address, a host name (its own UTS namespace) and a core of its own
 # (taskset), so that Open MPI over TCP between them sees two hosts, and sonde's pair map sees an
-# other-node pair. Open MPI reaches the second host through an rsh agent that enters its namespace,
-# where a cluster would use ssh. Then a traffic shaper on the link (tc's token bucket; netem's rate
+# other-node pair. The launcher (Open MPI's mpirun, or MPICH's Hydra) reaches the second host
+# through an rsh agent that enters its namespace, where a cluster would use ssh. Then a traffic shaper on the link (tc's token bucket; netem's rate
 # and delay where the kernel has netem) must show in the measured inter-node bandwidth and, with
 # netem, in the fitted inter-node t0.
 # Exits 77 (CTest's SKIP_RETURN_CODE) with the reason where namespaces cannot be made here (not
 # root, no ip, unshare or tc, a kernel without veth): a test not run, not a test passed.
-#   hostfile_netns_test.sh <sonde> <work folder>
+#   hostfile_netns_test.sh <sonde> <work folder> [openmpi | mpich: the MPI sonde was built with]
 set -euo pipefail
 
 sonde=$(realpath "$1")
 work=$2
+flavor=${3:-openmpi}
 repo=$(cd "$(dirname "$0")/../../.." && pwd)
 
 skip() {
@@ -25,7 +26,9 @@ fail() {
 }
 
 [[ $(id -u) == 0 ]] || skip "making network namespaces needs root"
-for tool in ip unshare tc taskset mpirun.openmpi; do
+launcher_tool=mpirun.openmpi
+[[ $flavor == mpich ]] && launcher_tool=mpiexec.mpich
+for tool in ip unshare tc taskset $launcher_tool; do
   command -v "$tool" >/dev/null 2>&1 || skip "$tool is not installed"
 done
 [[ $(nproc) -ge 2 ]] || skip "two hosts of one core each need 2 cores"
@@ -53,7 +56,7 @@ for ns in "$ns_a" "$ns_b"; do ip -n "$ns" link set lo up; done
 ip -n "$ns_a" link set "$veth_a" up
 ip -n "$ns_b" link set "$veth_b" up
 
-# Each host: its namespace, its host name, its core. Open MPI calls the agent as ssh:
+# Each host: its namespace, its host name, its core. Both launchers call the agent as ssh:
 # agent [options] <host> <command>.
 cat >"$work/agent.sh" <<EOF
 #!/bin/bash
@@ -67,19 +70,36 @@ esac
 exec ip netns exec "\$ns" unshare --uts taskset -c "\$core" sh -c "hostname \$name; \$*"
 EOF
 chmod +x "$work/agent.sh"
-printf '%s slots=1\n%s slots=1\n' "$net.1" "$net.2" >"$work/hosts"
+if [[ $flavor == mpich ]]; then
+  printf '%s:1\n%s:1\n' "$net.1" "$net.2" >"$work/hosts"
+else
+  printf '%s slots=1\n%s slots=1\n' "$net.1" "$net.2" >"$work/hosts"
+fi
 
 # sonde characterize on host a, the recipe's mpirun reaching host b through the agent, Open MPI
 # kept to the veth for its own messages and for MPI's. A veth delivers packets in the kernel's
 # softirq thread of the receiving core, which a rank polling for its message starves for a
 # scheduler tick: every round trip took 4 ms here. Ranks that yield when idle let it run (29 us),
 # as a NIC's interrupt would on a real cluster.
+# MPICH (ch4 over UCX): Hydra's agent and its control connection on host a's veth, UCX kept to
+# TCP over the two veths (no shared memory between the two hosts of one machine). Hydra binds by
+# the whole machine's cores, not the one a host was given: with -bind-to core both hosts' ranks
+# went to core 0 and every round trip waited for a time slice (4 ms). The agent's taskset binds
+# them instead.
 characterize() {
   local machine=$1
   source "$repo/scripts/mpi-env.sh"
-  OMPI_MCA_plm_rsh_agent="$work/agent.sh" OMPI_MCA_btl=tcp,self OMPI_MCA_mpi_yield_when_idle=1 \
-    OMPI_MCA_btl_tcp_if_include="$net.0/24" OMPI_MCA_oob_tcp_if_include="$net.0/24" \
-    SONDE_BIN=$sonde "$work/agent.sh" "$net.1" \
+  local -a environment=(SONDE_BIN="$sonde")
+  if [[ $flavor == mpich ]]; then
+    environment+=(SONDE_MPI=mpich SONDE_BIND_TO=none HYDRA_LAUNCHER=ssh
+      HYDRA_LAUNCHER_EXEC="$work/agent.sh" HYDRA_IFACE="$veth_a" UCX_TLS=tcp,self
+      UCX_NET_DEVICES="$veth_a,$veth_b" UCX_LOG_LEVEL=error)
+  else
+    environment+=(OMPI_MCA_plm_rsh_agent="$work/agent.sh" OMPI_MCA_btl=tcp,self
+      OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_btl_tcp_if_include="$net.0/24"
+      OMPI_MCA_oob_tcp_if_include="$net.0/24")
+  fi
+  env "${environment[@]}" "$work/agent.sh" "$net.1" \
     bash "$repo/scripts/cluster/characterize-hostfile.sh" "$work/hosts" 2 --quick --suite mpi \
     --results "$work/results" --profiles "$work/machines" --machine "$machine" \
     >"$work/$machine.log" 2>&1 || fail "characterize $machine failed: $(tail -20 "$work/$machine.log")"

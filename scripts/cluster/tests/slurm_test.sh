@@ -7,13 +7,17 @@
 #      allocation, as a user at a login node would),
 # and checks that each wrote a profile of 2 ranks with a ping-pong fit and collectives, and that the
 # batch run is named after its job. Exits 77 (CTest's SKIP_RETURN_CODE) with the reason where Slurm
-# cannot be started here (not root, a package missing, no PMIx plugin, a daemon that does not come
-# up): that is a test not run, not a test passed.
-#   slurm_test.sh <sonde> <work folder>
+# cannot be started here (not root, a package missing, no PMIx or PMI-2 plugin, a daemon that does
+# not come up): that is a test not run, not a test passed.
+#   slurm_test.sh <sonde> <work folder> [openmpi | mpich: the MPI sonde was built with]
 set -euo pipefail
 
 sonde=$(realpath "$1")
 work=$2
+flavor=${3:-openmpi}
+# How the ranks meet: Open MPI through PMIx, MPICH through PMI-2 (Slurm's mpi plugins).
+mpi_plugin=pmix
+[[ $flavor == mpich ]] && mpi_plugin=pmi2
 repo=$(cd "$(dirname "$0")/../../.." && pwd)
 
 skip() {
@@ -75,7 +79,7 @@ ProctrackType=proctrack/pgid
 TaskPlugin=task/affinity
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
-MpiDefault=pmix
+MpiDefault=$mpi_plugin
 ReturnToService=2
 SchedulerType=sched/builtin
 JobCompType=jobcomp/none
@@ -84,8 +88,8 @@ $node NodeAddr=127.0.0.1 State=UNKNOWN
 PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
 export SLURM_CONF=$work/slurm.conf
-srun --mpi=list 2>&1 | grep -q pmix ||
-  skip "this Slurm has no PMIx plugin (srun --mpi=list), which Open MPI's ranks need to meet"
+srun --mpi=list 2>&1 | grep -q "$mpi_plugin" ||
+  skip "this Slurm has no $mpi_plugin plugin (srun --mpi=list), which $flavor's ranks need to meet"
 slurmctld -f "$SLURM_CONF" || skip "slurmctld did not start: $(tail -3 "$work/log/slurmctld.log")"
 slurmd -f "$SLURM_CONF" || skip "slurmd did not start: $(tail -3 "$work/log/slurmd.log")"
 for _ in $(seq 60); do
