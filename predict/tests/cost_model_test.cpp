@@ -312,19 +312,25 @@ TEST(CostModel, ANetworkProfileGivesTheMessagesAndTheNodeTheRest) {
       "cluster.yaml: collectives.allreduce: absent");
 }
 
+// The made-up node with `cores` cores per node and an alltoall of 0 B measured at (n, seconds).
+profile::Profile node_with_alltoall(std::uint64_t cores,
+                                    const std::vector<std::pair<std::uint64_t, double>>& points) {
+  profile::Profile node = made_up_node();
+  node.machine.cores_per_node = cores;
+  profile::Collective& alltoall = node.collectives["alltoall"];
+  for (const auto& [n, seconds] : points) alltoall.measurements.push_back({n, 0, q(seconds, "s")});
+  return node;
+}
+
 TEST(CostModel, ExtrapolationFromFewCommunicatorsAcrossNodesIsNoted) {
   // Nodes of 8 cores; an alltoall of 0 B measured at n = 2 .. 32 (1 us per rank), its form 1 us x
   // n. At 128 ranks: the point at 32 (32 us) times the form's growth 128 / 32 = 128 us, and a
   // note that only 16 and 32 span nodes.
-  profile::Profile node = made_up_node();
-  node.machine.cores_per_node = 8;
-  profile::Collective alltoall;
+  profile::Profile node =
+      node_with_alltoall(8, {{2, 2e-6}, {4, 4e-6}, {8, 8e-6}, {16, 16e-6}, {32, 32e-6}});
+  profile::Collective& alltoall = node.collectives.at("alltoall");
   alltoall.t0.unit = "s";
   alltoall.t0.terms = {profile::Term{"n", 1e-6, 0, std::nullopt}};
-  for (std::uint64_t n : {2, 4, 8, 16, 32}) {
-    alltoall.measurements.push_back({n, 0, q(static_cast<double>(n) * 1e-6, "s")});
-  }
-  node.collectives["alltoall"] = alltoall;
   const Predictor exchange(parse_workload("kind,name,time [s],dop,operation,bytes [B],count,after\n"
                                           "component,work,1e-3,1,,,,\n"
                                           "communication,swap,,,alltoall,0,1,work\n",
@@ -348,12 +354,6 @@ TEST(CostModel, ExtrapolationFromFewCommunicatorsAcrossNodesIsNoted) {
 TEST(CostModel, CommunicationNotesLeaveTheComponentsOut) {
   // Four processes on a node of 4 cores share DRAM measured with 2 threads: a note on the triad.
   // The alltoall measured at n = 2 and 4: a note on the exchange. T_comm's notes hold only that.
-  profile::Profile node = made_up_node();
-  node.machine.cores_per_node = 4;
-  profile::Collective alltoall;
-  alltoall.measurements.push_back({2, 0, q(1e-6, "s")});
-  alltoall.measurements.push_back({4, 0, q(3e-6, "s")});
-  node.collectives["alltoall"] = alltoall;
   const Predictor p(
       parse_workload("kind,name,value,work [flop],traffic [B],access,working set [B],dop,"
                      "operation,bytes [B],count,after\n"
@@ -361,7 +361,7 @@ TEST(CostModel, CommunicationNotesLeaveTheComponentsOut) {
                      "component,triad,,2*N*10,24*N*10,triad,24*N/n,n,,,,\n"
                      "communication,swap,,,,,,,alltoall,0,1,triad\n",
                      "model.csv"),
-      node, "made-up.yaml");
+      node_with_alltoall(4, {{2, 1e-6}, {4, 3e-6}}), "made-up.yaml");
   const Point four = p.at(4, Scheme::full_overhead);
   EXPECT_NEAR(four.communication, 3e-6, 1e-15);
   ASSERT_EQ(four.communication_notes.size(), 1u)
