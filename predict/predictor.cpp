@@ -559,7 +559,7 @@ Predictor::Cost Predictor::operation_cost(std::size_t index, double n) const {
   cost.range = estimate.range ? Range{count * estimate.range->low, count * estimate.range->high}
                               : Range{cost.seconds, cost.seconds};
   cost.bound = estimate.how;
-  if (estimate.how != "form in n") {
+  if (!estimate.from_form) {
     cost.notes.push_back(fmt::format("{}: {}", o.name, estimate.how));
   }
   // Extrapolated on a cluster of multi-core nodes from few communicators that span nodes: the

@@ -213,7 +213,7 @@ std::optional<CollectiveEstimate> measured_at(const std::vector<CollectiveMeasur
                            [](const auto* a, const auto* b) { return a->bytes == b->bytes; }),
                points.end());
   const auto at_point = [&](const CollectiveMeasurement& m, std::string how) {
-    return CollectiveEstimate{m.time.value, m.time.interval, std::move(how), std::nullopt};
+    return CollectiveEstimate{m.time.value, m.time.interval, std::move(how), std::nullopt, false};
   };
   const CollectiveMeasurement& first = *points.front();
   const CollectiveMeasurement& last = *points.back();
@@ -273,7 +273,7 @@ CollectiveEstimate Collective::estimate(double n, double bytes) const {
     throw input_error("collective", fmt::format("m = {} B: a message has 0 bytes or more", bytes));
   }
   // A communicator of one rank moves nothing: whatever the form says at n = 1 is no time.
-  if (n == 1) return {0.0, std::nullopt, "one process: no communication", std::nullopt};
+  if (n == 1) return {0.0, std::nullopt, "one process: no communication", std::nullopt, false};
   // A point measured at this n beats a form fitted through all n: the form smooths over the steps
   // a hierarchical network puts in n (a ring of more ranks than a leaf switch holds crosses it).
   if (std::optional<CollectiveEstimate> at_n = measured_at(measurements, n, bytes)) return *at_n;
@@ -288,6 +288,7 @@ CollectiveEstimate Collective::estimate(double n, double bytes) const {
     CollectiveEstimate out;
     out.seconds = form(n);
     out.how = "form in n";
+    out.from_form = true;
     double low = 0, high = 0, level = 1;
     bool any = form_ends(t0, n, 1.0, low, high, level);
     if (seconds_per_byte) any = form_ends(*seconds_per_byte, n, bytes, low, high, level) || any;

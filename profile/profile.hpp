@@ -245,6 +245,7 @@ struct CollectiveEstimate {
   std::string how;                // "form in n", "interpolated between measured sizes ..."
   // Beyond the measured communicators: the largest measured size, which the form's growth scaled.
   std::optional<std::uint64_t> extrapolated_from;
+  bool from_form = false;  // the forms' value at (n, m) itself: nothing for a prediction to note
 };
 
 // t = t0(n) + m / r_inf(n) (Xu and Hwang (1995), Eq. 6); barrier, reduce and scan may be t = t0(n)

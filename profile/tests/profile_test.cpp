@@ -338,6 +338,7 @@ TEST(Collective, FormsGiveTheirValueAndTheTermsRange) {
   const CollectiveEstimate e = reduce.estimate(4, 0);
   EXPECT_NEAR(e.seconds, 1.5e-7, 1e-20);
   EXPECT_EQ(e.how, "form in n");
+  EXPECT_TRUE(e.from_form);
   ASSERT_TRUE(e.range);
   EXPECT_NEAR(e.range->low, 1.3e-7, 1e-20);
   EXPECT_NEAR(e.range->high, 1.7e-7, 1e-20);
@@ -382,6 +383,7 @@ TEST(Collective, APointMeasuredAtNBeatsTheFormAndAnchorsItBeyond) {
             std::string::npos)
       << e.how;
   EXPECT_EQ(e.extrapolated_from, 64u);
+  EXPECT_FALSE(e.from_form);
   // A form that grows: 1 us log2 n, measured 6.6 us at n = 64 (10% above the form): at n = 256
   // 6.6 x 8 / 6 = 8.8 us.
   Collective tree;
