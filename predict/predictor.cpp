@@ -611,8 +611,6 @@ Point Predictor::at(double n, Scheme scheme) const {
       if (o.kind != "parallelism") {
         communication.low += cost.range.low;
         communication.high += cost.range.high;
-      }
-      if (o.kind != "parallelism") {
         p.communication_notes.insert(p.communication_notes.end(), cost.notes.begin(),
                                      cost.notes.end());
       }

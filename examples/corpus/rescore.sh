@@ -22,21 +22,22 @@ profile=${2:?usage: rescore.sh RECORDS_FOLDER PROFILE [OUT FOLDER] [BUILD FOLDER
 out=${3:-$records/rescored}
 build=${4:-build/release}
 mkdir -p "$out"
+# Column $1 of the first record of file $2 (quoted fields may hold commas), empty where absent.
+field() {
+  awk -v name="$1" -F, "$columns"'NR == 2 && c[name] { line = $0; gsub(/"[^"]*"/, "Q", line);
+    split(line, f, ","); print f[c[name]] }' "$2"
+}
 status=0
 for file in "$records"/*.csv; do
   name=$(basename "$file" .csv)
   # The spreadsheet and the rank counts of the records without a --set.
-  spreadsheet=$(awk -F, "$columns"'NR == 2 { print $c["spreadsheet"] }' "$file")
+  spreadsheet=$(field spreadsheet "$file")
   ranks=$(awk -F, "$columns"'NR > 1 { line = $0; gsub(/"[^"]*"/, "Q", line); split(line, f, ",");
     if (f[c["setting"]] == "") printf "%s%s", (count++ ? "," : ""), f[c["n"]] }' "$file")
   [[ -n "$ranks" && -f "$spreadsheet" ]] || continue
   # A simulated cluster's records: the same network profile, communication alone.
-  field() {
-    awk -v name="$1" -F, "$columns"'NR == 2 && c[name] { line = $0; gsub(/"[^"]*"/, "Q", line);
-      split(line, f, ","); print f[c[name]] }' "$file"
-  }
-  network=$(field network)
-  compared=$(field compared)
+  network=$(field network "$file")
+  compared=$(field compared "$file")
   options=()
   [[ -n "$network" ]] && options+=(--network "$network")
   [[ "$compared" == communication ]] && options+=(--communication-only)
