@@ -182,6 +182,14 @@ RunRecords read_run_records(std::vector<ResultFile> files) {
     for (Measurement& m : headlines(file, suite)) {
       const std::string part = get<std::string>(m, param::part);
       if (suite == result_format::suite::memory) {
+        if (part == result_format::part::column) {
+          auto r = record_of<ColumnWalkRecord>(m);
+          r.threads = get<unsigned>(m, param::threads);
+          r.working_set_bytes = get<std::uint64_t>(m, param::working_set_bytes);
+          r.row_bytes = get<std::uint64_t>(m, "row_bytes");
+          run.column_walks.push_back(std::move(r));
+          continue;
+        }
         if (get<std::string>(m, param::kernel) != result_format::kernel::pointer_chase &&
             part != result_format::part::probe) {
           continue;  // bandwidth: read from every repetition by the memory summary
@@ -290,7 +298,7 @@ std::vector<const Measurement*> RunRecords::measurements(const std::string& suit
   const auto add = [&](const auto& list) {
     for (const auto& r : list) out.push_back(&r);
   };
-  if (suite == result_format::suite::memory) add(latency);
+  if (suite == result_format::suite::memory) add(latency), add(column_walks);
   if (suite == result_format::suite::contention)
     add(contention_access), add(one_word), add(contention_other);
   if (suite == result_format::suite::overhead) add(overheads);

@@ -39,6 +39,14 @@ struct LatencyRecord : Measurement {
   std::uint64_t working_set_bytes = 0;
 };
 
+// memory, part column: a walk down the columns of a matrix with rows of several pages, one thread
+// of `threads` walking its own.
+struct ColumnWalkRecord : Measurement {
+  unsigned threads = 0;
+  std::uint64_t working_set_bytes = 0;  // one thread's matrix
+  std::uint64_t row_bytes = 0;
+};
+
 // contention, part access: Amato et al.'s (1999) pX.sS.<level>.{L,S}{E,C} experiments.
 struct ContentionAccessRecord : Measurement {
   unsigned threads = 0;
@@ -96,6 +104,7 @@ struct RunRecords {
   std::vector<ResultFile> files;
 
   std::vector<LatencyRecord> latency;
+  std::vector<ColumnWalkRecord> column_walks;
   std::vector<ContentionAccessRecord> contention_access;
   std::vector<OneWordRecord> one_word;
   std::vector<Measurement> contention_other;  // false sharing, coherence, NUMA

@@ -360,6 +360,19 @@ void add_memory(const RunRecords& run, profile::Profile& p) {
     }
     p.memory.push_back(out);
   }
+  // The column walks, a curve over the working set per thread count.
+  for (const ColumnWalkRecord& row : run.column_walks) {
+    p.column_walk.push_back(
+        {row.threads, row.working_set_bytes, row.row_bytes,
+         measured(row, "s",
+                  fmt::format("a load of a walk down the columns of {} rows, {} thread(s) walking; "
+                              "median of the repetitions; interval: their range",
+                              row.working_set_bytes / std::max<std::uint64_t>(1, row.row_bytes),
+                              row.threads))});
+  }
+  std::sort(p.column_walk.begin(), p.column_walk.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.threads, a.working_set_bytes) < std::tie(b.threads, b.working_set_bytes);
+  });
 }
 
 // --- contention ---
@@ -742,6 +755,7 @@ void flag_noisy(const std::vector<ResultFile>& files, profile::Profile& p) {
     if (level.detected_capacity) mark(*level.detected_capacity);
     for (auto& [key, q] : level.bandwidth) mark(q);
   }
+  for (profile::ColumnWalkPoint& point : p.column_walk) mark(point.seconds);
   for (auto& [name, q] : p.overheads.operations) mark(q);
   if (p.point_to_point) {
     for (profile::PointToPointMeasurement& m : p.point_to_point->measurements) mark(m.time);

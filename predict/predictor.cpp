@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/units.hpp"
 
 namespace sonde::predict {
 
@@ -277,10 +278,11 @@ double Predictor::processes_per_node(double n) const {
   return std::max(1.0, std::min(per_node, n));
 }
 
-// The resource model: a process's share of the component's compute, memory traffic and dependent
-// random accesses, each costed from the target's profile. Compute and traffic overlap (the
-// roofline model of Williams, Waterman and Patterson (2009): the larger bounds the time); dependent
-// random accesses wait for each other and for everything else, so they add.
+// The resource model: a process's share of the component's compute, memory traffic, dependent
+// random accesses and column walks, each costed from the target's profile. Compute and traffic
+// overlap (the roofline model of Williams, Waterman and Patterson (2009): the larger bounds the
+// time); dependent random accesses wait for each other and for everything else, so they add, and
+// so do column accesses, whose page and line misses the walk measured as a whole.
 Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
   const Component& c = workload_.components[i];
   const double share = slowest_share(c, n);
@@ -481,12 +483,76 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
     random = {accesses * latency.value, accesses * latency.low, accesses * latency.high};
   }
 
+  // Column accesses: each a new page and line, at the seconds per load of the walk the profile
+  // measured over a matrix of the working set's size (log-log between the sizes it measured),
+  // with as many threads as share the node, or the most it measured up to that many. The walk's
+  // time holds its own transfers, so it adds, as random accesses do.
+  Span column;
+  if (c.column_accesses) {
+    const std::vector<profile::ColumnWalkPoint>& walks = target_.column_walk;
+    if (walks.empty()) {
+      throw input_error(target_path_, "column_walk: absent; " + where + " gives column accesses");
+    }
+    const auto wanted = static_cast<std::uint64_t>(sharers);
+    std::uint64_t threads = 0;
+    for (const profile::ColumnWalkPoint& w : walks) {
+      if (w.threads <= wanted) threads = std::max(threads, w.threads);
+    }
+    if (threads == 0) threads = walks.front().threads;
+    std::vector<const profile::ColumnWalkPoint*> curve;
+    for (const profile::ColumnWalkPoint& w : walks) {
+      if (w.threads == threads) curve.push_back(&w);
+    }
+    std::sort(curve.begin(), curve.end(), [](const auto* a, const auto* b) {
+      return a->working_set_bytes < b->working_set_bytes;
+    });
+    if (threads != wanted) {
+      cost.notes.push_back(fmt::format("{}: column walk measured with {} thread(s), not {}", c.name,
+                                       threads, wanted));
+    }
+    const double bytes = working_set.value_or(0);
+    const auto& first = *curve.front();
+    const auto& last = *curve.back();
+    Span walk;
+    if (bytes <= static_cast<double>(first.working_set_bytes) ||
+        bytes >= static_cast<double>(last.working_set_bytes)) {
+      const auto& end = bytes <= static_cast<double>(first.working_set_bytes) ? first : last;
+      walk = span(end.seconds);
+      if (bytes != static_cast<double>(end.working_set_bytes)) {
+        cost.notes.push_back(fmt::format(
+            "{}: its working set {} lies beyond the column walks measured ({} to {}): the walk "
+            "over {} taken as it is",
+            c.name, format_bytes(bytes), format_bytes(static_cast<double>(first.working_set_bytes)),
+            format_bytes(static_cast<double>(last.working_set_bytes)),
+            format_bytes(static_cast<double>(end.working_set_bytes))));
+      }
+    } else {
+      std::size_t upper = 1;
+      while (static_cast<double>(curve[upper]->working_set_bytes) < bytes) ++upper;
+      const auto& a = *curve[upper - 1];
+      const auto& b = *curve[upper];
+      const double x = std::log(bytes / static_cast<double>(a.working_set_bytes)) /
+                       std::log(static_cast<double>(b.working_set_bytes) /
+                                static_cast<double>(a.working_set_bytes));
+      const auto between = [x](double ya, double yb) {
+        return std::exp(std::log(ya) + x * (std::log(yb) - std::log(ya)));
+      };
+      const Span sa = span(a.seconds), sb = span(b.seconds);
+      walk = {between(sa.value, sb.value), between(sa.low, sb.low), between(sa.high, sb.high)};
+    }
+    const double accesses = value_at(*c.column_accesses, "the column accesses") * share;
+    column = {accesses * walk.value, accesses * walk.low, accesses * walk.high};
+  }
+
   const bool memory_bound_wins = memory.value > compute.value;
   const Span overlap = memory_bound_wins ? memory : compute;
-  cost.seconds = overlap.value + random.value;
-  cost.range = {std::max(memory.low, compute.low) + random.low,
-                std::max(memory.high, compute.high) + random.high};
-  if (random.value > overlap.value) {
+  cost.seconds = overlap.value + random.value + column.value;
+  cost.range = {std::max(memory.low, compute.low) + random.low + column.low,
+                std::max(memory.high, compute.high) + random.high + column.high};
+  if (column.value > overlap.value && column.value > random.value) {
+    cost.bound = fmt::format("column walk over {} (loads across rows)",
+                             format_bytes(working_set.value_or(0)));
+  } else if (random.value > overlap.value) {
     cost.bound = fmt::format("{} latency (dependent random accesses)", level->name);
   } else {
     cost.bound = memory_bound_wins ? memory_bound : compute_bound;

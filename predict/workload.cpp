@@ -64,8 +64,9 @@ const std::map<std::string, std::map<std::string, double>>& units() {
 }
 
 const std::vector<std::string> kPlainColumns = {
-    "kind",  "name", "value",        "machine",        "dop",    "operation",      "count",
-    "after", "loop", "distribution", "iteration cost", "access", "random accesses"};
+    "kind",           "name",   "value",           "machine",        "dop",
+    "operation",      "count",  "after",           "loop",           "distribution",
+    "iteration cost", "access", "random accesses", "column accesses"};
 
 struct Column {
   std::string name;  // "time", or "ops.add" for an operation count
@@ -446,6 +447,14 @@ Workload parse_workload(const std::string& text, const std::string& file,
       if (reader.has("random accesses")) {
         c.random_accesses = reader.expression("random accesses", kind, true);
       }
+      if (reader.has("column accesses")) {
+        c.column_accesses = reader.expression("column accesses", kind, true);
+        if (!c.working_set_bytes) {
+          throw input_error(reader.cell("column accesses").where(),
+                            "column accesses are costed by the size of the matrix they walk; "
+                            "give its bytes per process as the 'working set'");
+        }
+      }
       if (reader.has("access")) {
         c.access = reader.text("access");
         if (c.access != "read" && c.access != "write" && c.access != "copy" &&
@@ -459,18 +468,18 @@ Workload parse_workload(const std::string& text, const std::string& file,
                             "an access kind needs the traffic it describes (a 'traffic' value)");
         }
       }
-      const bool resources = c.traffic_bytes || c.random_accesses || !c.chains.empty() ||
-                             c.load_bytes || c.store_bytes;
+      const bool resources = c.traffic_bytes || c.random_accesses || c.column_accesses ||
+                             !c.chains.empty() || c.load_bytes || c.store_bytes;
       if (resources && (c.time_seconds || c.rate_flop_per_second)) {
         throw input_error(reader.cell(c.time_seconds ? "time" : "rate").where(),
                           "a component is costed from its measured time or rate, or from the "
-                          "resources it uses (traffic, loads, stores, random accesses, "
-                          "chain.<kernel>), not both");
+                          "resources it uses (traffic, loads, stores, random or column "
+                          "accesses, chain.<kernel>), not both");
       }
-      if (c.working_set_bytes && !c.traffic_bytes && !c.random_accesses) {
+      if (c.working_set_bytes && !c.traffic_bytes && !c.random_accesses && !c.column_accesses) {
         throw input_error(reader.cell("working set").where(),
-                          "a working set places traffic or random accesses in a memory level; "
-                          "this component gives neither");
+                          "a working set places traffic, random or column accesses in a memory "
+                          "level; this component gives none of them");
       }
       if (!c.time_seconds && !c.rate_flop_per_second && c.operations.empty() && !resources &&
           !(c.work_flop > 0)) {
@@ -478,7 +487,7 @@ Workload parse_workload(const std::string& text, const std::string& file,
                           "component '" + name +
                               "' needs a time [s], a rate [flop/s], work [flop] (at the peak "
                               "rate), operation counts (ops.<kernel>, chain.<kernel>), traffic "
-                              "[B], loads [B], stores [B] or random accesses");
+                              "[B], loads [B], stores [B], random or column accesses");
       }
       w.components.push_back(std::move(c));
       continue;

@@ -90,6 +90,10 @@ struct Component {
   std::string access = "triad";
   std::optional<Expression> working_set_bytes;
   std::optional<Expression> random_accesses;
+  // Loads that walk down the columns of a row-major array whose rows span pages (a
+  // transposition's gather): each a new page and a new line, costed at the column walk the
+  // profile measured at the working set's level.
+  std::optional<Expression> column_accesses;
   // Bytes its load and store instructions move between registers and L1 (every access, hits
   // included): the in-core part of the ECM model (Treibig and Hager (2010)), which does not
   // overlap with the transfers from beyond L1.

@@ -112,6 +112,18 @@ struct MemoryLevel {
   bool operator==(const MemoryLevel&) const = default;
 };
 
+// A walk down the columns of a row-major matrix whose rows span several pages (a transposition's
+// gather): seconds per load for one of `threads` threads walking at once, each over a matrix of
+// `working_set_bytes`. What it costs follows how many pages and lines one column spans (TLB reach,
+// cache reach), so it is a curve over the working set, not a figure per cache level.
+struct ColumnWalkPoint {
+  std::uint64_t threads = 1;
+  std::uint64_t working_set_bytes = 0;  // one thread's matrix
+  std::uint64_t row_bytes = 0;
+  Quantity seconds;  // s per load
+  bool operator==(const ColumnWalkPoint&) const = default;
+};
+
 // A bandwidth key "kernel/threads" taken apart: "triad/2" is triad with 2 threads; a key without
 // a thread count (a transcribed "bus") is its own kernel, with 0 threads.
 std::string bandwidth_kernel(const std::string& key);
@@ -277,6 +289,7 @@ struct Profile {
   Provenance provenance;
   Compute compute;
   std::vector<MemoryLevel> memory;
+  std::vector<ColumnWalkPoint> column_walk;  // by threads, then working set
   std::optional<Contention> contention;
   Overheads overheads;
   std::optional<PointToPoint> point_to_point;

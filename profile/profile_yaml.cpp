@@ -312,6 +312,24 @@ std::vector<MemoryLevel> read_memory(const Reader& r, const YAML::Node& node) {
   return levels;
 }
 
+std::vector<ColumnWalkPoint> read_column_walk(const Reader& r, const YAML::Node& node) {
+  if (!node.IsSequence()) r.fail(node, "column_walk", "expected a list of measured walks");
+  std::vector<ColumnWalkPoint> points;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const std::string path = fmt::format("column_walk[{}]", i);
+    const std::vector<std::string> keys = {"threads", "working_set_bytes", "row_bytes", "seconds"};
+    r.map(node[i], path, keys, keys);
+    ColumnWalkPoint point;
+    point.threads = r.count(node[i]["threads"], path + ".threads");
+    if (point.threads == 0) r.fail(node[i]["threads"], path + ".threads", "expected 1 or more");
+    point.working_set_bytes = r.count(node[i]["working_set_bytes"], path + ".working_set_bytes");
+    point.row_bytes = r.count(node[i]["row_bytes"], path + ".row_bytes");
+    point.seconds = r.quantity(node[i]["seconds"], path + ".seconds", {"s"});
+    points.push_back(point);
+  }
+  return points;
+}
+
 BspParameters read_bsp(const Reader& r, const YAML::Node& node, const std::string& path) {
   r.map(node, path, {"g1_min", "g1_max", "g2_min", "g2_max"},
         {"g1_min", "g1_max", "g2_min", "g2_max"});
@@ -698,8 +716,8 @@ Profile parse_profile(const std::string& text, const std::string& where) {
   }
   if (!root.IsDefined() || root.IsNull()) r.fail(root, "", "empty file; expected a sonde profile");
   r.map(root, "",
-        {"schema", "version", "machine", "provenance", "compute", "memory", "contention",
-         "overheads", "point_to_point", "collectives", "not_fitted"},
+        {"schema", "version", "machine", "provenance", "compute", "memory", "column_walk",
+         "contention", "overheads", "point_to_point", "collectives", "not_fitted"},
         {"schema", "version", "machine", "provenance"});
   const std::string schema = r.text(root["schema"], "schema");
   if (schema != kSchemaName) {
@@ -716,6 +734,7 @@ Profile parse_profile(const std::string& text, const std::string& where) {
   p.provenance = read_provenance(r, root["provenance"]);
   if (root["compute"]) p.compute = read_compute(r, root["compute"]);
   if (root["memory"]) p.memory = read_memory(r, root["memory"]);
+  if (root["column_walk"]) p.column_walk = read_column_walk(r, root["column_walk"]);
   if (root["contention"]) p.contention = read_contention(r, root["contention"]);
   if (root["overheads"]) p.overheads = read_overheads(r, root["overheads"]);
   if (root["point_to_point"]) p.point_to_point = read_point_to_point(r, root["point_to_point"]);
@@ -824,6 +843,17 @@ std::string to_yaml(const Profile& p) {
         out << YAML::Key << "bandwidth" << YAML::Value;
         emit_named(out, level.bandwidth, emit_quantity);
       }
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
+  if (!p.column_walk.empty()) {
+    out << YAML::Key << "column_walk" << YAML::Value << YAML::BeginSeq;
+    for (const ColumnWalkPoint& point : p.column_walk) {
+      out << YAML::BeginMap << YAML::Key << "threads" << YAML::Value << point.threads << YAML::Key
+          << "working_set_bytes" << YAML::Value << point.working_set_bytes << YAML::Key
+          << "row_bytes" << YAML::Value << point.row_bytes << YAML::Key << "seconds" << YAML::Value;
+      emit_quantity(out, point.seconds);
       out << YAML::EndMap;
     }
     out << YAML::EndSeq;

@@ -138,6 +138,15 @@ std::string format_profile(const Profile& p) {
       for (const auto& [name, q] : level.bandwidth) line(out, "  bandwidth " + name, q);
     }
   }
+  if (!p.column_walk.empty()) {
+    out += "\nColumn walk (a load down a column, rows of several pages; per thread's matrix)\n";
+    for (const ColumnWalkPoint& point : p.column_walk) {
+      line(out,
+           fmt::format("{} thread(s), {}", point.threads,
+                       format_bytes(static_cast<double>(point.working_set_bytes))),
+           point.seconds);
+    }
+  }
 
   if (p.contention) {
     const Contention& k = *p.contention;

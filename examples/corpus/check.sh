@@ -5,7 +5,8 @@
 #   bash examples/corpus/check.sh PROFILE [RECORDS FOLDER] [BUILD FOLDER]
 # Records go to <records>/<program>.csv and .json (default examples/corpus/records/<machine>/).
 # SONDE_SHEETS=v2 checks the second spreadsheets (<program>-v2.csv, with loads and stores), into
-# examples/corpus/records/<machine>/v2/ by default.
+# examples/corpus/records/<machine>/v2/ by default; SONDE_SHEETS=vK takes each program's latest
+# spreadsheet up to version K (v3: the transpose's column walk, the others' v2).
 # The programs run on this machine; PROFILE may be another machine's (a prediction across machines).
 # SONDE_CHECK_RANKS sets the rank counts (default 1,2; e.g. 1,2,4,8,16 on a 16-core node), and
 # SONDE_MPIEXEC the launcher `sonde check` puts before -n <n> (default mpiexec).
@@ -22,8 +23,17 @@ ranks=${SONDE_CHECK_RANKS:-1,2}
 source scripts/mpi-env.sh
 mkdir -p "$records"
 status=0
+# The spreadsheet of version $sheets for <base>.csv, or the latest before it that exists.
+sheet() {
+  local base=$1 k=${sheets#v}
+  for ((; k > 1; k--)); do
+    [[ -f "$base-v$k.csv" ]] && { echo "$base-v$k.csv"; return; }
+  done
+  echo "$base.csv"
+}
 check() {
-  local name=$1 spreadsheet=$2
+  local name=$1 spreadsheet
+  spreadsheet=$(sheet "$2")
   shift 2
   echo "== $name on $profile" >&2
   "$build/bin/sonde" check "$spreadsheet" --machine "$profile" --ranks "$ranks" --repetitions 5 \
@@ -31,16 +41,16 @@ check() {
 }
 bin=$build/bin
 r=(--repetitions '{repetitions}')
-check stream examples/corpus/stream/stream$suffix.csv "$bin/sonde-example-stream" --N '{N}' --K '{K}' "${r[@]}"
-check stencil examples/corpus/stencil/stencil$suffix.csv "$bin/sonde-example-stencil" --N '{N}' --K '{K}' \
+check stream examples/corpus/stream/stream "$bin/sonde-example-stream" --N '{N}' --K '{K}' "${r[@]}"
+check stencil examples/corpus/stencil/stencil "$bin/sonde-example-stencil" --N '{N}' --K '{K}' \
     "${r[@]}"
-check cg examples/corpus/cg/cg$suffix.csv "$bin/sonde-example-cg" --N '{N}' --K '{K}' "${r[@]}"
-check transpose examples/corpus/transpose/transpose$suffix.csv "$bin/sonde-example-transpose" --N '{N}' \
+check cg examples/corpus/cg/cg "$bin/sonde-example-cg" --N '{N}' --K '{K}' "${r[@]}"
+check transpose examples/corpus/transpose/transpose "$bin/sonde-example-transpose" --N '{N}' \
     --K '{K}' "${r[@]}"
-check matmul examples/corpus/matmul/matmul$suffix.csv "$bin/sonde-example-matmul" --N '{N}' --BS '{BS}' \
+check matmul examples/corpus/matmul/matmul "$bin/sonde-example-matmul" --N '{N}' --BS '{BS}' \
     --K '{K}' "${r[@]}"
-check random_update examples/corpus/random_update/random_update$suffix.csv \
+check random_update examples/corpus/random_update/random_update \
     "$bin/sonde-example-random_update" --T '{T}' --K '{K}' "${r[@]}"
-check heat examples/heat/heat-resources$suffix.csv "$bin/sonde-example-heat" --points '{N}' \
+check heat examples/heat/heat-resources "$bin/sonde-example-heat" --points '{N}' \
     --steps '{K}' "${r[@]}"
 exit $status

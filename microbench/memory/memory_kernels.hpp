@@ -51,6 +51,12 @@ double strided_read_kernel(const double* a, std::size_t n, std::size_t stride);
 // a[0], a[stride], a[2 stride], ... below n = value: one store per touched word.
 void strided_write_kernel(double* a, std::size_t n, std::size_t stride, double value);
 
+// A walk down columns of a row-major matrix of `rows` rows of `row_words` words: for each of the
+// `columns` columns from `first_column` on, the word of every row in turn, one scalar load each
+// (a transposition's gather). Returns the sum of the loaded words.
+double column_read_kernel(const double* a, std::size_t rows, std::size_t row_words,
+                          std::size_t first_column, std::size_t columns);
+
 // ---- Pointer chase (load-to-use latency) ----
 
 // The order in which a chase visits `lines` cache lines: groups of `lines_per_group` consecutive

@@ -32,6 +32,11 @@ constexpr std::size_t kChaseStepsPerIteration = 4096;
 // (about a microsecond) stays below 0.1% of the time even for L1-sized working sets.
 constexpr std::uint64_t kBandwidthBytesPerThreadPerIteration = 8ull << 20;
 constexpr std::size_t kStrideAccessesPerIteration = 1 << 16;
+// The column walk's rows: four base pages, so that every access lands on a new page and a next-page
+// prefetch cannot bring the next row's line; the smallest matrix has this many rows.
+constexpr std::uint64_t kColumnRowBytes = 16384;
+constexpr std::size_t kColumnMinRows = 8;
+constexpr std::size_t kColumnAccessesPerIteration = 1 << 16;
 
 enum class ChasePattern { random, in_page };
 
@@ -444,6 +449,92 @@ void register_stride(const MemorySuitePlan& plan, const Topology& topology,
   }
 }
 
+// A walk down the columns of a row-major matrix, as a transposition or a column-ordered gather does
+// it: each access a word of the next row, a new page and a new line; the next column reuses those
+// lines only if the caches kept them. What a load costs follows the pages one column spans (the
+// TLB's reach) and its lines (the caches'), so the walk is measured over a sweep of matrix sizes,
+// a factor 4 apart, from kColumnMinRows rows to the 'dram' size. Each thread walks its own matrix,
+// one line's width of columns after the other (cycling through the row), so that an iteration
+// costs the same at any size. Seconds per load of one thread, with `threads` walking at once.
+void register_column(const MemorySuitePlan& plan, unsigned threads, const Topology& topology,
+                     ParamRegistry& registry) {
+  std::vector<std::uint64_t> sizes;  // per thread
+  const std::uint64_t smallest = kColumnMinRows * kColumnRowBytes;
+  const std::uint64_t largest = plan.quick ? smallest : plan.dram_bytes / threads;
+  for (std::uint64_t bytes = smallest; bytes <= largest; bytes *= 4) sizes.push_back(bytes);
+  const std::vector<unsigned> cores = first_cores(threads);
+  const std::size_t row_words = kColumnRowBytes / 8;
+  const std::size_t line_words = std::max<std::size_t>(1, plan.line_bytes / 8);
+  for (const std::uint64_t bytes : sizes) {
+    const std::size_t rows = bytes / kColumnRowBytes;
+    // Whole lines' width of columns per iteration, at least kColumnAccessesPerIteration accesses.
+    const std::size_t columns =
+        std::min(row_words, (kColumnAccessesPerIteration + rows * line_words - 1) /
+                                (rows * line_words) * line_words);
+    const std::size_t per_thread_words = rows * row_words;
+    const std::string name = fmt::format("memory.column/threads:{}/ws:{}", threads, bytes);
+    auto run = [=, &topology](benchmark::State& state) {
+      // The matrices hold 1.0: every walk's sum is its count of loads.
+      static std::unique_ptr<PageBuffer> cached;
+      static std::size_t cached_words = 0;
+      const std::size_t words = per_thread_words * threads;
+      ThreadTeam team(topology, cores);
+      if (!cached || cached_words != words) {
+        cached.reset();
+        cached = std::make_unique<PageBuffer>(words * 8, PagePolicy::base);
+        cached_words = words;
+        auto* all = static_cast<double*>(cached->data());
+        // Each thread first touches its own matrix, so that its pages sit on its NUMA node.
+        team.run([&](unsigned member) {
+          std::fill_n(all + member * per_thread_words, per_thread_words, 1.0);
+        });
+      }
+      const auto* all = static_cast<const double*>(cached->data());
+      std::vector<std::size_t> next_column(threads, 0);
+      std::vector<MemberResult> sums(threads);
+      auto work = [&](unsigned member) {
+        const std::size_t first = next_column[member];
+        sums[member].value =
+            column_read_kernel(all + member * per_thread_words, rows, row_words, first, columns);
+        next_column[member] = (first + columns) % row_words;
+        if (next_column[member] + columns > row_words) next_column[member] = 0;
+      };
+      team.run_benchmark_loop(state, work);
+      for (const MemberResult& sum : sums) {
+        if (sum.value != static_cast<double>(rows * columns)) {
+          state.SkipWithError("the column walk computed a wrong sum");
+          return;
+        }
+      }
+      using benchmark::Counter;
+      state.counters[result_format::counter::seconds_per_load] =
+          Counter(static_cast<double>(rows * columns),
+                  Counter::kIsIterationInvariantRate | Counter::kInvert);
+      record_counts(state, team.counted(), "load", static_cast<double>(rows * columns * threads),
+                    std::nullopt);
+    };
+    register_benchmark(registry, name, run,
+                       {{param::suite, "memory"},
+                        {param::part, result_format::part::column},
+                        {param::kernel, "column_read"},
+                        {param::working_set_bytes, per_thread_words * 8},
+                        {"row_bytes", kColumnRowBytes},
+                        {"rows", rows},
+                        {"columns_per_iteration", columns},
+                        {"word_bytes", 8},
+                        {param::page_policy, "base"},
+                        {"page_bytes", base_page_bytes()},
+                        {param::threads, threads},
+                        {"cores", cores},
+                        {"counts", count_sources(std::nullopt,
+                                                 "which lines a walk finds again from one column "
+                                                 "to the next depends on the caches' replacement, "
+                                                 "which the derived counts do not follow")}},
+                       plan.repetitions, plan.min_time_seconds)
+        ->UseManualTime();
+  }
+}
+
 unsigned parse_thread_count(const std::string& text, unsigned cores) {
   if (text == "all") return cores;
   unsigned value = 0;
@@ -637,6 +728,7 @@ std::vector<std::string> memory_part_names(const MemorySuitePlan& plan) {
   for (const LatencyVariant& variant : kLatencyVariants) names.push_back(variant.part);
   for (unsigned threads : plan.thread_counts) names.push_back(bandwidth_part(threads));
   names.push_back("stride");
+  names.push_back(result_format::part::column);
   return names;
 }
 
@@ -652,6 +744,9 @@ std::size_t register_memory_suite(const MemorySuitePlan& plan, const Topology& t
     if (selected(bandwidth_part(threads))) register_bandwidth(plan, threads, topology, registry);
   }
   if (selected("stride")) register_stride(plan, topology, registry);
+  if (selected(result_format::part::column)) {
+    for (unsigned threads : plan.thread_counts) register_column(plan, threads, topology, registry);
+  }
   return registry.size() - before;
 }
 

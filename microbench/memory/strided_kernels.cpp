@@ -26,4 +26,23 @@ void strided_write_kernel(double* a, std::size_t n, std::size_t stride, double v
   for (std::size_t i = 0; i < n; i += stride) a[i] = value;
 }
 
+double column_read_kernel(const double* a, std::size_t rows, std::size_t row_words,
+                          std::size_t first_column, std::size_t columns) {
+  // Four accumulators over consecutive rows: the loads are independent, as in a gather, and the
+  // add latency does not hide what they cost.
+  constexpr std::size_t kLanes = 4;
+  std::array<double, kLanes> sums{};
+  for (std::size_t c = first_column; c < first_column + columns; ++c) {
+    const double* column = a + c;
+    std::size_t r = 0;
+    for (; r + kLanes <= rows; r += kLanes) {
+      for (std::size_t j = 0; j < kLanes; ++j) sums[j] += column[(r + j) * row_words];
+    }
+    for (; r < rows; ++r) sums[0] += column[r * row_words];
+  }
+  double total = 0;
+  for (double s : sums) total += s;
+  return total;
+}
+
 }  // namespace sonde::microbench

@@ -27,7 +27,8 @@ profile::Quantity q(double value, const char* unit) { return q(value, unit, valu
 
 // One node of 2 cores: a core's peak 10 Gflop/s [9 .. 11], the node's 16; L1d 32 KiB, L2 1 MiB
 // (private), L3 8 MiB (shared), DRAM; triad bandwidth L2 100 GB/s [90 .. 110] with one thread and
-// 200 with two, DRAM 20 GB/s with one and 30 [27 .. 33] with two; latency L2 4 ns, DRAM 100 ns.
+// 200 with two, DRAM 20 GB/s with one and 30 [27 .. 33] with two; latency L2 4 ns, DRAM 100 ns;
+// column walks as stated below.
 profile::Profile made_up_node() {
   profile::Profile p;
   p.machine.name = "made-up";
@@ -57,6 +58,11 @@ profile::Profile made_up_node() {
   dram.bandwidth["triad/1"] = q(20e9, "B/s");
   dram.bandwidth["triad/2"] = q(30e9, "B/s", 27e9, 33e9);
   p.memory = {l1, l2, l3, dram};
+  // Column walks: with one thread 2 ns a load over 1 MiB, 8 ns [7 .. 9] over 16 MiB; with two
+  // threads 12 ns over 16 MiB.
+  p.column_walk = {{1, 1048576, 16384, q(2e-9, "s")},
+                   {1, 16777216, 16384, q(8e-9, "s", 7e-9, 9e-9)},
+                   {2, 16777216, 16384, q(12e-9, "s")}};
   // Ping-pong: t = 1 us [0.9 .. 1.1] + m / 1 GB/s [0.8 .. 1.25].
   profile::PointToPoint p2p;
   profile::HockneySegment segment;
@@ -173,6 +179,45 @@ TEST(CostModel, RandomAccessesWaitForTheirLevelsLatency) {
   const Point l2 = predictor(header + "component,chase,1e5,5e5,1\n").at(1, Scheme::full_overhead);
   EXPECT_NEAR(l2.total, 0.4e-3, 1e-12);
   EXPECT_EQ(l2.costs[0].bound, "L2 latency (dependent random accesses)");
+}
+
+TEST(CostModel, ColumnAccessesAddTheWalkMeasuredOverTheirWorkingSet) {
+  // 10^6 loads down the columns of a 4 MiB matrix: halfway (log-log) from 1 MiB's 2 ns to 16 MiB's
+  // 8 ns, 2 x 4^(1/2) = 4 ns each, 4 ms.
+  const std::string header = "kind,name,traffic [B],column accesses,working set [B],dop\n";
+  const Point mid =
+      predictor(header + "component,gather,,1e6,4194304,1\n").at(1, Scheme::full_overhead);
+  EXPECT_NEAR(mid.total, 4e-3, 1e-12);
+  EXPECT_EQ(mid.costs[0].bound, "column walk over 4 MiB (loads across rows)");
+  // With 2.4 GB of triad traffic in 1 GB (DRAM, 20 GB/s: 120 ms) the walk adds 10^6 loads at the
+  // largest walk measured, 16 MiB's 8 ns [7 .. 9]: 128 ms [127 .. 129]; the traffic still bounds
+  // it, and the prediction says the walk was taken beyond what was measured.
+  const Point dram =
+      predictor(header + "component,sweep,2.4e9,1e6,1e9,1\n").at(1, Scheme::full_overhead);
+  EXPECT_NEAR(dram.total, 128e-3, 1e-12);
+  EXPECT_NEAR(dram.costs[0].range->low, 127e-3, 1e-12);
+  EXPECT_NEAR(dram.costs[0].range->high, 129e-3, 1e-12);
+  EXPECT_EQ(dram.costs[0].bound, "DRAM bandwidth (triad, 1 sharing)");
+  ASSERT_FALSE(dram.notes.empty());
+  EXPECT_NE(dram.notes.back().find("beyond the column walks measured"), std::string::npos);
+  // Two processes on the node split the loads (dop n): each walks 5 x 10^5 at the two-thread
+  // 12 ns, 6 ms.
+  const Point two =
+      predictor(header + "component,gather,,1e6,16777216,n\n").at(2, Scheme::full_overhead);
+  EXPECT_NEAR(two.costs[0].seconds, 6e-3, 1e-12);
+  // A profile without the walk: an error naming the field.
+  profile::Profile without = made_up_node();
+  without.column_walk.clear();
+  expect_error_naming(
+      [&] {
+        Predictor(parse_workload(header + "component,gather,,1e6,4194304,1\n", "model.csv"),
+                  without, "made-up.yaml")
+            .at(1, Scheme::full_overhead);
+      },
+      "made-up.yaml: column_walk: absent; component 'gather'");
+  // Column accesses without the size of what they walk: an error at the cell.
+  expect_error_naming([&] { parse_workload(header + "component,gather,,1e6,,1\n", "model.csv"); },
+                      "model.csv:2:4 (column accesses): column accesses are costed by the size");
 }
 
 TEST(CostModel, LoadsAndStoresAtL1AddToTheTransfersFromBeyond) {

@@ -265,7 +265,7 @@ TEST(Malformed, MissingColumnsAndUnits) {
   expect_rejected("kind,name,work [Mflop],dop\ncomponent,A,0,2\n",
                   "bad.csv:2: component 'A' needs a time [s], a rate [flop/s], work [flop]");
   expect_rejected("kind,name,work [Mflop],dop,working set [B]\ncomponent,A,1,2,100\n",
-                  "bad.csv:2:5 (working set [B]): a working set places traffic or random");
+                  "bad.csv:2:5 (working set [B]): a working set places traffic, random or column");
   expect_rejected("kind,name,traffic [B],access,dop\ncomponent,A,1,scatter,2\n",
                   "bad.csv:2:4 (access): unknown access 'scatter'");
   expect_rejected("kind,name,traffic [B],time [s],dop\ncomponent,A,1,2,2\n",

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <limits>
 #include <sstream>
+#include <tuple>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -55,6 +56,10 @@ Profile full_profile() {
   p.memory = {
       l1, MemoryLevel{
               "DRAM", std::nullopt, std::nullopt, std::nullopt, std::nullopt, q(1.5e-7, "s"), {}}};
+  for (const auto& [threads, bytes, seconds] :
+       {std::tuple{1u, 1048576u, 1.5e-9}, {1u, 16777216u, 6e-9}, {2u, 16777216u, 7.5e-9}}) {
+    p.column_walk.push_back({threads, bytes, 16384, q(seconds, "s")});
+  }
   Contention c;
   c.counts = "derived";
   c.banks = 2;
@@ -467,6 +472,15 @@ TEST_F(Malformed, UnknownKeys) {
                   "machine.color: unknown key");
   expect_rejected(replaced(good, "unit: flop/s", "unit: flop/s\n    colour: 1"),
                   "compute.peak_flops_per_core.colour: unknown key");
+}
+
+TEST_F(Malformed, ColumnWalk) {
+  ASSERT_NE(good.find("column_walk:\n  - threads: 1\n"), std::string::npos) << good;
+  expect_rejected(
+      replaced(good, "column_walk:\n  - threads: 1\n", "column_walk:\n  - threads: 0\n"),
+      "column_walk[0].threads: expected 1 or more");
+  expect_rejected(replaced(good, "    row_bytes: 16384\n", "    row_bytes: 16384\n    rows: 2\n"),
+                  "column_walk[0].rows: unknown key");
 }
 
 TEST_F(Malformed, WrongTypes) {

@@ -105,6 +105,16 @@ TEST(StreamKernels, StridedReadTouchesEveryStrideThWord) {
   }
 }
 
+TEST(StreamKernels, ColumnReadSumsTheChosenColumnsOfEveryRow) {
+  // 7 rows of 10 words (a row count that leaves a remainder after the four accumulators), word
+  // (r, c) = 100 r + c: columns 3 and 4 sum to 7 * 7 + 100 * 21 * 2 = 4249.
+  std::vector<double> a(70);
+  for (std::size_t r = 0; r < 7; ++r)
+    for (std::size_t c = 0; c < 10; ++c) a[r * 10 + c] = 100.0 * r + c;
+  EXPECT_DOUBLE_EQ(column_read_kernel(a.data(), 7, 10, 3, 2), 4249.0);
+  EXPECT_DOUBLE_EQ(column_read_kernel(a.data(), 7, 10, 0, 10), 70 * 45 / 10.0 + 100 * 21 * 10);
+}
+
 TEST(StreamKernels, StridedWriteTouchesEveryStrideThWordOnly) {
   for (std::size_t stride : {1u, 3u, 32u, 256u}) {
     std::vector<double> a(1000, 0.0);
