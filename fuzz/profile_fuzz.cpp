@@ -60,6 +60,12 @@ void check_profile(const Profile& p) {
     check_quantity(level.latency, "memory." + level.name + ".latency");
     for (const auto& [name, q] : level.bandwidth) check_quantity(q, "memory.bandwidth." + name);
   }
+  for (const ColumnWalkPoint& point : p.column_walk) {
+    check_quantity(point.seconds, "column_walk[].seconds");
+    SONDE_FUZZ_CHECK(point.threads >= 1 && point.working_set_bytes > 0 && point.seconds.value > 0,
+                     "column_walk: {} thread(s), {} B, {} s accepted", point.threads,
+                     point.working_set_bytes, point.seconds.value);
+  }
   if (p.contention) {
     for (const auto* bsp : {&p.contention->qsm, &p.contention->ebsp, &p.contention->dxbsp}) {
       if (!*bsp) continue;

@@ -45,7 +45,7 @@ void check_workload(const Workload& w) {
     }
     SONDE_FUZZ_CHECK(c.time_seconds || c.rate_flop_per_second || !c.operations.empty() ||
                          !c.chains.empty() || c.traffic_bytes || c.random_accesses ||
-                         c.work_flop > 0,
+                         c.column_accesses || c.load_bytes || c.store_bytes || c.work_flop > 0,
                      "{}: a component with nothing to cost accepted", c.name);
     if (c.loop) {
       SONDE_FUZZ_CHECK(finite_at_least(*c.loop, 1) && *c.loop == std::floor(*c.loop),

@@ -498,7 +498,11 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
     for (const profile::ColumnWalkPoint& w : walks) {
       if (w.threads <= wanted) threads = std::max(threads, w.threads);
     }
-    if (threads == 0) threads = walks.front().threads;
+    if (threads == 0) {  // every walk had more threads than share the node: the fewest
+      threads = std::min_element(walks.begin(), walks.end(), [](const auto& a, const auto& b) {
+                  return a.threads < b.threads;
+                })->threads;
+    }
     std::vector<const profile::ColumnWalkPoint*> curve;
     for (const profile::ColumnWalkPoint& w : walks) {
       if (w.threads == threads) curve.push_back(&w);

@@ -92,7 +92,7 @@ struct Component {
   std::optional<Expression> random_accesses;
   // Loads that walk down the columns of a row-major array whose rows span pages (a
   // transposition's gather): each a new page and a new line, costed at the column walk the
-  // profile measured at the working set's level.
+  // profile measured over a matrix of the working set's size.
   std::optional<Expression> column_accesses;
   // Bytes its load and store instructions move between registers and L1 (every access, hits
   // included): the in-core part of the ECM model (Treibig and Hager (2010)), which does not

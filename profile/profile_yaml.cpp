@@ -323,8 +323,17 @@ std::vector<ColumnWalkPoint> read_column_walk(const Reader& r, const YAML::Node&
     point.threads = r.count(node[i]["threads"], path + ".threads");
     if (point.threads == 0) r.fail(node[i]["threads"], path + ".threads", "expected 1 or more");
     point.working_set_bytes = r.count(node[i]["working_set_bytes"], path + ".working_set_bytes");
+    if (point.working_set_bytes == 0) {
+      r.fail(node[i]["working_set_bytes"], path + ".working_set_bytes", "expected 1 or more");
+    }
     point.row_bytes = r.count(node[i]["row_bytes"], path + ".row_bytes");
     point.seconds = r.quantity(node[i]["seconds"], path + ".seconds", {"s"});
+    // The walk is interpolated log-log: a time of 0 has no logarithm.
+    if (!(point.seconds.value > 0) ||
+        (point.seconds.interval && !(point.seconds.interval->low > 0))) {
+      r.fail(node[i]["seconds"], path + ".seconds",
+             "expected a time > 0 (and an interval above 0)");
+    }
     points.push_back(point);
   }
   return points;

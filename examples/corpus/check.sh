@@ -26,6 +26,7 @@ status=0
 # The spreadsheet of version $sheets for <base>.csv, or the latest before it that exists.
 sheet() {
   local base=$1 k=${sheets#v}
+  [[ "$sheets" =~ ^v[1-9]$ ]] || { echo "check.sh: SONDE_SHEETS is '$sheets'; expected v1, v2, ..." >&2; exit 2; }
   for ((; k > 1; k--)); do
     [[ -f "$base-v$k.csv" ]] && { echo "$base-v$k.csv"; return; }
   done

@@ -32,8 +32,8 @@ constexpr std::size_t kChaseStepsPerIteration = 4096;
 // (about a microsecond) stays below 0.1% of the time even for L1-sized working sets.
 constexpr std::uint64_t kBandwidthBytesPerThreadPerIteration = 8ull << 20;
 constexpr std::size_t kStrideAccessesPerIteration = 1 << 16;
-// The column walk's rows: four base pages, so that every access lands on a new page and a next-page
-// prefetch cannot bring the next row's line; the smallest matrix has this many rows.
+// The column walk's rows: 16 KiB (four 4 KiB pages), so that every access lands on a new page and a
+// next-page prefetch cannot bring the next row's line; the smallest matrix has this many rows.
 constexpr std::uint64_t kColumnRowBytes = 16384;
 constexpr std::size_t kColumnMinRows = 8;
 constexpr std::size_t kColumnAccessesPerIteration = 1 << 16;
@@ -460,8 +460,11 @@ void register_column(const MemorySuitePlan& plan, unsigned threads, const Topolo
                      ParamRegistry& registry) {
   std::vector<std::uint64_t> sizes;  // per thread
   const std::uint64_t smallest = kColumnMinRows * kColumnRowBytes;
-  const std::uint64_t largest = plan.quick ? smallest : plan.dram_bytes / threads;
-  for (std::uint64_t bytes = smallest; bytes <= largest; bytes *= 4) sizes.push_back(bytes);
+  // The 'dram' size itself ends the sweep (in whole rows), whatever the factors 4 reached below it.
+  const std::uint64_t largest =
+      plan.quick ? smallest : plan.dram_bytes / threads / kColumnRowBytes * kColumnRowBytes;
+  for (std::uint64_t bytes = smallest; bytes < largest; bytes *= 4) sizes.push_back(bytes);
+  if (largest >= smallest) sizes.push_back(largest);
   const std::vector<unsigned> cores = first_cores(threads);
   const std::size_t row_words = kColumnRowBytes / 8;
   const std::size_t line_words = std::max<std::size_t>(1, plan.line_bytes / 8);
@@ -471,47 +474,62 @@ void register_column(const MemorySuitePlan& plan, unsigned threads, const Topolo
     const std::size_t columns =
         std::min(row_words, (kColumnAccessesPerIteration + rows * line_words - 1) /
                                 (rows * line_words) * line_words);
+    // A small matrix is walked several times over, so that an iteration has as many loads.
+    const std::size_t passes =
+        std::max<std::size_t>(1, kColumnAccessesPerIteration / (rows * columns));
     const std::size_t per_thread_words = rows * row_words;
     const std::string name = fmt::format("memory.column/threads:{}/ws:{}", threads, bytes);
     auto run = [=, &topology](benchmark::State& state) {
-      // The matrices hold 1.0: every walk's sum is its count of loads.
-      static std::unique_ptr<PageBuffer> cached;
-      static std::size_t cached_words = 0;
-      const std::size_t words = per_thread_words * threads;
-      ThreadTeam team(topology, cores);
-      if (!cached || cached_words != words) {
-        cached.reset();
-        cached = std::make_unique<PageBuffer>(words * 8, PagePolicy::base);
-        cached_words = words;
-        auto* all = static_cast<double*>(cached->data());
+      // The team and matrices of one benchmark serve all its repetitions; they hold 1.0, so every
+      // walk's sum is its count of loads.
+      struct Setup {
+        unsigned threads = 0;
+        std::size_t per_thread_words = 0;
+        std::unique_ptr<ThreadTeam> team;
+        std::unique_ptr<PageBuffer> buffer;
+      };
+      static Setup cached;
+      if (cached.threads != threads || cached.per_thread_words != per_thread_words) {
+        cached.buffer.reset();
+        cached.team = std::make_unique<ThreadTeam>(topology, cores);
+        cached.buffer =
+            std::make_unique<PageBuffer>(per_thread_words * threads * 8, PagePolicy::base);
+        cached.threads = threads;
+        cached.per_thread_words = per_thread_words;
+        auto* all = static_cast<double*>(cached.buffer->data());
         // Each thread first touches its own matrix, so that its pages sit on its NUMA node.
-        team.run([&](unsigned member) {
+        cached.team->run([&](unsigned member) {
           std::fill_n(all + member * per_thread_words, per_thread_words, 1.0);
         });
       }
-      const auto* all = static_cast<const double*>(cached->data());
+      ThreadTeam& team = *cached.team;
+      const auto* all = static_cast<const double*>(cached.buffer->data());
       std::vector<std::size_t> next_column(threads, 0);
       std::vector<MemberResult> sums(threads);
       auto work = [&](unsigned member) {
-        const std::size_t first = next_column[member];
-        sums[member].value =
-            column_read_kernel(all + member * per_thread_words, rows, row_words, first, columns);
-        next_column[member] = (first + columns) % row_words;
-        if (next_column[member] + columns > row_words) next_column[member] = 0;
+        double sum = 0;
+        for (std::size_t pass = 0; pass < passes; ++pass) {
+          const std::size_t first = next_column[member];
+          sum +=
+              column_read_kernel(all + member * per_thread_words, rows, row_words, first, columns);
+          next_column[member] = (first + columns) % row_words;
+          if (next_column[member] + columns > row_words) next_column[member] = 0;
+        }
+        sums[member].value = sum;
       };
       team.run_benchmark_loop(state, work);
       for (const MemberResult& sum : sums) {
-        if (sum.value != static_cast<double>(rows * columns)) {
+        if (sum.value != static_cast<double>(rows * columns * passes)) {
           state.SkipWithError("the column walk computed a wrong sum");
           return;
         }
       }
       using benchmark::Counter;
       state.counters[result_format::counter::seconds_per_load] =
-          Counter(static_cast<double>(rows * columns),
+          Counter(static_cast<double>(rows * columns * passes),
                   Counter::kIsIterationInvariantRate | Counter::kInvert);
-      record_counts(state, team.counted(), "load", static_cast<double>(rows * columns * threads),
-                    std::nullopt);
+      record_counts(state, team.counted(), "load",
+                    static_cast<double>(rows * columns * passes * threads), std::nullopt);
     };
     register_benchmark(registry, name, run,
                        {{param::suite, "memory"},
@@ -520,7 +538,8 @@ void register_column(const MemorySuitePlan& plan, unsigned threads, const Topolo
                         {param::working_set_bytes, per_thread_words * 8},
                         {"row_bytes", kColumnRowBytes},
                         {"rows", rows},
-                        {"columns_per_iteration", columns},
+                        {"columns_per_pass", columns},
+                        {"passes_per_iteration", passes},
                         {"word_bytes", 8},
                         {param::page_policy, "base"},
                         {"page_bytes", base_page_bytes()},

@@ -481,6 +481,11 @@ TEST_F(Malformed, ColumnWalk) {
       "column_walk[0].threads: expected 1 or more");
   expect_rejected(replaced(good, "    row_bytes: 16384\n", "    row_bytes: 16384\n    rows: 2\n"),
                   "column_walk[0].rows: unknown key");
+  expect_rejected(replaced(good, "working_set_bytes: 1048576", "working_set_bytes: 0"),
+                  "column_walk[0].working_set_bytes: expected 1 or more");
+  ASSERT_NE(good.find("value: 1.5e-09"), std::string::npos) << good;
+  expect_rejected(replaced(good, "value: 1.5e-09", "value: 0"),
+                  "column_walk[0].seconds: expected a time > 0");
 }
 
 TEST_F(Malformed, WrongTypes) {
