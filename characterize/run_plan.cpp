@@ -277,6 +277,11 @@ double estimate_benchmark_seconds(const nlohmann::json& params, int repetitions,
     }
     if (u64(params, "stride_words") <= 1)
       set_up = static_cast<double>(bytes) * kTouchSecondsPerByte;
+  } else if (kernel == "column_read") {
+    // Each thread's matrix is touched once for all the runs of its size.
+    set_up = static_cast<double>(u64(params, "working_set_bytes") *
+                                 std::max<std::uint64_t>(1, u64(params, "threads"))) *
+             kTouchSecondsPerByte;
   } else if (kernel == "read") {  // the NUMA read: its buffer too is kept across runs
     set_up = static_cast<double>(u64(params, "working_set_bytes")) * kTouchSecondsPerByte;
   }

@@ -255,6 +255,15 @@ INSTANTIATE_TEST_SUITE_P(RecordedAndSynthetic, FixturePlans,
                            return name;
                          });
 
+TEST(RunPlan, AColumnWalkIsEstimatedWithTheTouchOfEveryThreadsMatrix) {
+  // Two threads each touch a 1 GiB matrix once: 2 GiB at 2 ns a byte, 4.3 s, before any walk.
+  const nlohmann::json walk = {
+      {"kernel", "column_read"}, {"working_set_bytes", 1073741824}, {"threads", 2}};
+  const double seconds = estimate_benchmark_seconds(walk, 3, 0.03);
+  EXPECT_GT(seconds, 2.0 * 1073741824 * 2e-9);
+  EXPECT_LT(seconds, 2.0 * 1073741824 * 2e-9 + 1.0);
+}
+
 TEST(RunPlan, ABudgetTooShortIsNotMet) {
   const Topology topology = fixture("two-socket-128-core-8-numa.xml");
   const Sizing sizing = default_sizing(topology, usable(64 * GiB));
