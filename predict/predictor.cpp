@@ -484,10 +484,12 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
   }
 
   // Column accesses: each a new page and line, at the seconds per load of the walk the profile
-  // measured over a matrix of the working set's size (log-log between the sizes it measured),
-  // with as many threads as share the node, or the most it measured up to that many. The walk's
-  // time holds its own transfers, so it adds, as random accesses do.
+  // measured down as many rows as the component's walk spans (the working set over its stride,
+  // the profile walk's own row by default), log-log between the row counts it measured, with as
+  // many threads as share the node, or the most it measured up to that many. The walk's time
+  // holds its own transfers, so it adds, as random accesses do.
   Span column;
+  double column_rows = 0, column_stride = 0;
   if (c.column_accesses) {
     const std::vector<profile::ColumnWalkPoint>& walks = target_.column_walk;
     if (walks.empty()) {
@@ -503,45 +505,51 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
                   return a.threads < b.threads;
                 })->threads;
     }
-    std::vector<const profile::ColumnWalkPoint*> curve;
-    for (const profile::ColumnWalkPoint& w : walks) {
-      if (w.threads == threads) curve.push_back(&w);
-    }
-    std::sort(curve.begin(), curve.end(), [](const auto* a, const auto* b) {
-      return a->working_set_bytes < b->working_set_bytes;
-    });
     if (threads != wanted) {
       cost.notes.push_back(fmt::format("{}: column walk measured with {} thread(s), not {}", c.name,
                                        threads, wanted));
     }
-    const double bytes = working_set.value_or(0);
-    const auto& first = *curve.front();
-    const auto& last = *curve.back();
+    std::vector<std::pair<double, const profile::Quantity*>> curve;  // rows, seconds per load
+    for (const profile::ColumnWalkPoint& w : walks) {
+      if (w.threads == threads) {
+        curve.emplace_back(
+            static_cast<double>(w.working_set_bytes) / static_cast<double>(w.row_bytes),
+            &w.seconds);
+        if (column_stride == 0) column_stride = static_cast<double>(w.row_bytes);
+      }
+    }
+    std::sort(curve.begin(), curve.end());
+    if (c.column_stride_bytes) {
+      column_stride = value_at(*c.column_stride_bytes, "the column stride");
+      if (!(column_stride > 0)) {
+        throw input_error(c.column_stride_bytes->cell().where(),
+                          fmt::format("the column stride is {} B at n = {}; expected a row of 1 "
+                                      "byte or more",
+                                      column_stride, n));
+      }
+    }
+    column_rows = working_set.value_or(0) / column_stride;
     Span walk;
-    if (bytes <= static_cast<double>(first.working_set_bytes) ||
-        bytes >= static_cast<double>(last.working_set_bytes)) {
-      const auto& end = bytes <= static_cast<double>(first.working_set_bytes) ? first : last;
-      walk = span(end.seconds);
-      if (bytes != static_cast<double>(end.working_set_bytes)) {
+    const double fewest = curve.front().first, most = curve.back().first;
+    if (column_rows <= fewest || column_rows >= most) {
+      const auto& end = column_rows <= fewest ? curve.front() : curve.back();
+      walk = span(*end.second);
+      if (column_rows != end.first) {
         cost.notes.push_back(fmt::format(
-            "{}: its working set {} lies beyond the column walks measured ({} to {}): the walk "
-            "over {} taken as it is",
-            c.name, format_bytes(bytes), format_bytes(static_cast<double>(first.working_set_bytes)),
-            format_bytes(static_cast<double>(last.working_set_bytes)),
-            format_bytes(static_cast<double>(end.working_set_bytes))));
+            "{}: its walk down {:.0f} rows lies beyond the column walks measured ({:.0f} "
+            "to {:.0f} rows): the walk down {:.0f} taken as it is",
+            c.name, column_rows, fewest, most, end.first));
       }
     } else {
       std::size_t upper = 1;
-      while (static_cast<double>(curve[upper]->working_set_bytes) < bytes) ++upper;
-      const auto& a = *curve[upper - 1];
-      const auto& b = *curve[upper];
-      const double x = std::log(bytes / static_cast<double>(a.working_set_bytes)) /
-                       std::log(static_cast<double>(b.working_set_bytes) /
-                                static_cast<double>(a.working_set_bytes));
+      while (curve[upper].first < column_rows) ++upper;
+      const auto& [rows_a, a] = curve[upper - 1];
+      const auto& [rows_b, b] = curve[upper];
+      const double x = std::log(column_rows / rows_a) / std::log(rows_b / rows_a);
       const auto between = [x](double ya, double yb) {
         return std::exp(std::log(ya) + x * (std::log(yb) - std::log(ya)));
       };
-      const Span sa = span(a.seconds), sb = span(b.seconds);
+      const Span sa = span(*a), sb = span(*b);
       walk = {between(sa.value, sb.value), between(sa.low, sb.low), between(sa.high, sb.high)};
     }
     const double accesses = value_at(*c.column_accesses, "the column accesses") * share;
@@ -554,8 +562,8 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
   cost.range = {std::max(memory.low, compute.low) + random.low + column.low,
                 std::max(memory.high, compute.high) + random.high + column.high};
   if (column.value > overlap.value && column.value > random.value) {
-    cost.bound = fmt::format("column walk over {} (loads across rows)",
-                             format_bytes(working_set.value_or(0)));
+    cost.bound = fmt::format("column walk down {:.0f} rows of {} (loads across rows)", column_rows,
+                             format_bytes(column_stride));
   } else if (random.value > overlap.value) {
     cost.bound = fmt::format("{} latency (dependent random accesses)", level->name);
   } else {

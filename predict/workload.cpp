@@ -59,7 +59,8 @@ const std::map<std::string, std::map<std::string, double>>& units() {
       {"traffic", byte_units()},
       {"loads", byte_units()},
       {"stores", byte_units()},
-      {"working set", byte_units()}};
+      {"working set", byte_units()},
+      {"column stride", byte_units()}};
   return table;
 }
 
@@ -454,6 +455,14 @@ Workload parse_workload(const std::string& text, const std::string& file,
                             "column accesses are costed by the size of the matrix they walk; "
                             "give its bytes per process as the 'working set'");
         }
+      }
+      if (reader.has("column stride")) {
+        if (!c.column_accesses) {
+          throw input_error(reader.cell("column stride").where(),
+                            "a column stride is the row of a column walk; this component gives "
+                            "no column accesses");
+        }
+        c.column_stride_bytes = reader.expression("column stride", kind, true);
       }
       if (reader.has("access")) {
         c.access = reader.text("access");

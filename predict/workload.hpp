@@ -92,8 +92,11 @@ struct Component {
   std::optional<Expression> random_accesses;
   // Loads that walk down the columns of a row-major array whose rows span pages (a
   // transposition's gather): each a new page and a new line, costed at the column walk the
-  // profile measured over a matrix of the working set's size.
+  // profile measured down as many rows.
   std::optional<Expression> column_accesses;
+  // The bytes from one of them to the next (the array's row): the walk spans working set / stride
+  // rows. Absent: the row of the profile's walk.
+  std::optional<Expression> column_stride_bytes;
   // Bytes its load and store instructions move between registers and L1 (every access, hits
   // included): the in-core part of the ECM model (Treibig and Hager (2010)), which does not
   // overlap with the transfers from beyond L1.

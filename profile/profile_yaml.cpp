@@ -327,6 +327,8 @@ std::vector<ColumnWalkPoint> read_column_walk(const Reader& r, const YAML::Node&
       r.fail(node[i]["working_set_bytes"], path + ".working_set_bytes", "expected 1 or more");
     }
     point.row_bytes = r.count(node[i]["row_bytes"], path + ".row_bytes");
+    if (point.row_bytes == 0)
+      r.fail(node[i]["row_bytes"], path + ".row_bytes", "expected 1 or more");
     point.seconds = r.quantity(node[i]["seconds"], path + ".seconds", {"s"});
     // The walk is interpolated log-log: a time of 0 has no logarithm.
     if (!(point.seconds.value > 0) ||

@@ -181,14 +181,22 @@ TEST(CostModel, RandomAccessesWaitForTheirLevelsLatency) {
   EXPECT_EQ(l2.costs[0].bound, "L2 latency (dependent random accesses)");
 }
 
-TEST(CostModel, ColumnAccessesAddTheWalkMeasuredOverTheirWorkingSet) {
-  // 10^6 loads down the columns of a 4 MiB matrix: halfway (log-log) from 1 MiB's 2 ns to 16 MiB's
-  // 8 ns, 2 x 4^(1/2) = 4 ns each, 4 ms.
+TEST(CostModel, ColumnAccessesAddTheWalkMeasuredDownAsManyRows) {
+  // 10^6 loads down the columns of a 4 MiB matrix of the walk's 16 KiB rows, 256 rows: halfway
+  // (log-log) from 64 rows' (1 MiB) 2 ns to 1024 rows' (16 MiB) 8 ns, 2 x 4^(1/2) = 4 ns each,
+  // 4 ms.
   const std::string header = "kind,name,traffic [B],column accesses,working set [B],dop\n";
   const Point mid =
       predictor(header + "component,gather,,1e6,4194304,1\n").at(1, Scheme::full_overhead);
   EXPECT_NEAR(mid.total, 4e-3, 1e-12);
-  EXPECT_EQ(mid.costs[0].bound, "column walk over 4 MiB (loads across rows)");
+  EXPECT_EQ(mid.costs[0].bound, "column walk down 256 rows of 16 KiB (loads across rows)");
+  // The same 4 MiB in rows of 4 KiB is 1024 rows: the 16 MiB walk's 8 ns, 8 ms.
+  const Point short_rows = predictor(
+                               "kind,name,column accesses,working set [B],column stride [KiB],dop\n"
+                               "component,gather,1e6,4194304,4,1\n")
+                               .at(1, Scheme::full_overhead);
+  EXPECT_NEAR(short_rows.total, 8e-3, 1e-12);
+  EXPECT_EQ(short_rows.costs[0].bound, "column walk down 1024 rows of 4 KiB (loads across rows)");
   // With 2.4 GB of triad traffic in 1 GB (DRAM, 20 GB/s: 120 ms) the walk adds 10^6 loads at the
   // largest walk measured, 16 MiB's 8 ns [7 .. 9]: 128 ms [127 .. 129]; the traffic still bounds
   // it, and the prediction says the walk was taken beyond what was measured.
@@ -199,7 +207,9 @@ TEST(CostModel, ColumnAccessesAddTheWalkMeasuredOverTheirWorkingSet) {
   EXPECT_NEAR(dram.costs[0].range->high, 129e-3, 1e-12);
   EXPECT_EQ(dram.costs[0].bound, "DRAM bandwidth (triad, 1 sharing)");
   ASSERT_FALSE(dram.notes.empty());
-  EXPECT_NE(dram.notes.back().find("beyond the column walks measured"), std::string::npos);
+  EXPECT_NE(dram.notes.back().find("beyond the column walks measured (64 to 1024 rows)"),
+            std::string::npos)
+      << dram.notes.back();
   // Two processes on the node split the loads (dop n): each walks 5 x 10^5 at the two-thread
   // 12 ns, 6 ms.
   const Point two =
@@ -218,6 +228,21 @@ TEST(CostModel, ColumnAccessesAddTheWalkMeasuredOverTheirWorkingSet) {
   // Column accesses without the size of what they walk: an error at the cell.
   expect_error_naming([&] { parse_workload(header + "component,gather,,1e6,,1\n", "model.csv"); },
                       "model.csv:2:4 (column accesses): column accesses are costed by the size");
+  // A stride without column accesses, and a stride of 0.
+  expect_error_naming(
+      [&] {
+        parse_workload("kind,name,traffic [B],column stride [B],dop\ncomponent,x,1e6,4096,1\n",
+                       "model.csv");
+      },
+      "model.csv:2:4 (column stride [B]): a column stride is the row of a column walk");
+  expect_error_naming(
+      [&] {
+        predictor(
+            "kind,name,column accesses,working set [B],column stride [B],dop\n"
+            "component,gather,1e6,4194304,0,1\n")
+            .at(1, Scheme::full_overhead);
+      },
+      "model.csv:2:5 (column stride [B]): the column stride is 0 B at n = 1");
 }
 
 TEST(CostModel, LoadsAndStoresAtL1AddToTheTransfersFromBeyond) {
