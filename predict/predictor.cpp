@@ -115,6 +115,42 @@ Span span(const profile::Quantity& q) {
   return {q.value, std::min(q.interval->low, q.value), std::max(q.interval->high, q.value)};
 }
 
+// The seconds per load of the profile's column walk with `threads` threads down `rows` rows:
+// log-log between the two measured row counts around it, or the fewest or most measured outside
+// them (and `beyond` says so).
+Span walk_per_load(const std::vector<profile::ColumnWalkPoint>& walks, std::uint64_t threads,
+                   double rows, std::string& beyond) {
+  std::vector<std::pair<double, const profile::Quantity*>> curve;  // rows, seconds per load
+  for (const profile::ColumnWalkPoint& w : walks) {
+    if (w.threads == threads) {
+      curve.emplace_back(
+          static_cast<double>(w.working_set_bytes) / static_cast<double>(w.row_bytes), &w.seconds);
+    }
+  }
+  std::sort(curve.begin(), curve.end());
+  const double fewest = curve.front().first, most = curve.back().first;
+  if (rows <= fewest || rows >= most) {
+    const auto& end = rows <= fewest ? curve.front() : curve.back();
+    if (rows != end.first) {
+      beyond = fmt::format(
+          "its walk down {:.0f} rows lies beyond the column walks measured ({:.0f} to {:.0f} "
+          "rows): the walk down {:.0f} taken as it is",
+          rows, fewest, most, end.first);
+    }
+    return span(*end.second);
+  }
+  std::size_t upper = 1;
+  while (curve[upper].first < rows) ++upper;
+  const auto& [rows_a, a] = curve[upper - 1];
+  const auto& [rows_b, b] = curve[upper];
+  const double x = std::log(rows / rows_a) / std::log(rows_b / rows_a);
+  const auto between = [x](double ya, double yb) {
+    return std::exp(std::log(ya) + x * (std::log(yb) - std::log(ya)));
+  };
+  const Span sa = span(*a), sb = span(*b);
+  return {between(sa.value, sb.value), between(sa.low, sb.low), between(sa.high, sb.high)};
+}
+
 // Levels whose name starts with L1 or L2 are private to a core; the others (L3, DRAM) are shared by
 // the processes of a node, so their working sets add up.
 bool private_level(const profile::MemoryLevel& level) {
@@ -509,16 +545,10 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
       cost.notes.push_back(fmt::format("{}: column walk measured with {} thread(s), not {}", c.name,
                                        threads, wanted));
     }
-    std::vector<std::pair<double, const profile::Quantity*>> curve;  // rows, seconds per load
-    for (const profile::ColumnWalkPoint& w : walks) {
-      if (w.threads == threads) {
-        curve.emplace_back(
-            static_cast<double>(w.working_set_bytes) / static_cast<double>(w.row_bytes),
-            &w.seconds);
-        if (column_stride == 0) column_stride = static_cast<double>(w.row_bytes);
-      }
-    }
-    std::sort(curve.begin(), curve.end());
+    column_stride =
+        static_cast<double>(std::find_if(walks.begin(), walks.end(), [&](const auto& w) {
+                              return w.threads == threads;
+                            })->row_bytes);
     if (c.column_stride_bytes) {
       column_stride = value_at(*c.column_stride_bytes, "the column stride");
       if (!(column_stride > 0)) {
@@ -529,29 +559,9 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
       }
     }
     column_rows = working_set.value_or(0) / column_stride;
-    Span walk;
-    const double fewest = curve.front().first, most = curve.back().first;
-    if (column_rows <= fewest || column_rows >= most) {
-      const auto& end = column_rows <= fewest ? curve.front() : curve.back();
-      walk = span(*end.second);
-      if (column_rows != end.first) {
-        cost.notes.push_back(fmt::format(
-            "{}: its walk down {:.0f} rows lies beyond the column walks measured ({:.0f} "
-            "to {:.0f} rows): the walk down {:.0f} taken as it is",
-            c.name, column_rows, fewest, most, end.first));
-      }
-    } else {
-      std::size_t upper = 1;
-      while (curve[upper].first < column_rows) ++upper;
-      const auto& [rows_a, a] = curve[upper - 1];
-      const auto& [rows_b, b] = curve[upper];
-      const double x = std::log(column_rows / rows_a) / std::log(rows_b / rows_a);
-      const auto between = [x](double ya, double yb) {
-        return std::exp(std::log(ya) + x * (std::log(yb) - std::log(ya)));
-      };
-      const Span sa = span(*a), sb = span(*b);
-      walk = {between(sa.value, sb.value), between(sa.low, sb.low), between(sa.high, sb.high)};
-    }
+    std::string beyond;
+    const Span walk = walk_per_load(walks, threads, column_rows, beyond);
+    if (!beyond.empty()) cost.notes.push_back(c.name + ": " + beyond);
     const double accesses = value_at(*c.column_accesses, "the column accesses") * share;
     column = {accesses * walk.value, accesses * walk.low, accesses * walk.high};
   }
