@@ -75,11 +75,18 @@ TEST(MpiPlan, CollectiveBuffersFitTheNodesAllowance) {
   small.max_buffer_bytes = 64u << 20;  // shared by 8 ranks of a node: 8 MiB each
   const MpiSuitePlan plan = plan_mpi_suite({}, small, 16, 8);
   EXPECT_EQ(plan.collective_buffer_cap, 8u << 20);
-  // 16 ranks of 1 MiB need 16 MiB: left out, and the plan says so; 8 ranks of 1 MiB fit.
-  ASSERT_EQ(plan.left_out.size(), 1u);
+  // k ranks of m B need k m B: 2 ranks of 16 MiB, 4 and 8 of 4 MiB, 16 of 1 MiB are left out,
+  // and the plan says so; 8 ranks of 1 MiB fit.
+  ASSERT_EQ(plan.left_out.size(), 4u);
   EXPECT_EQ(plan.left_out[0],
-            "mpi.collective.* at 16 ranks and 1048576 B: k m B of buffers exceed the allowance of "
+            "mpi.collective.* at 2 ranks and 16777216 B: k m B of buffers exceed the allowance of "
             "8388608 B");
+  EXPECT_EQ(plan.left_out[2],
+            "mpi.collective.* at 8 ranks and 4194304, 16777216 B: k m B of buffers exceed the "
+            "allowance of 8388608 B");
+  EXPECT_EQ(plan.left_out[3],
+            "mpi.collective.* at 16 ranks and 1048576, 4194304, 16777216 B: k m B of buffers "
+            "exceed the allowance of 8388608 B");
   EXPECT_EQ(plan_mpi_suite({}, roomy_node(), 16, 8).collective_buffer_cap, 256u << 20);
   EXPECT_TRUE(plan_mpi_suite({}, roomy_node(), 16, 8).left_out.empty());
 }
