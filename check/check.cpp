@@ -68,6 +68,16 @@ std::string number_text(double value) {
   return std::isfinite(value) ? fmt::format("{}", value) : std::string("inf");
 }
 
+// The lowest or highest of a record's probe samples of one field, as CSV text; "" unprobed.
+std::string now_text(const Record& r, double MachineSample::*field, bool highest) {
+  if (r.machine_now.empty()) return "";
+  double value = r.machine_now.front().*field;
+  for (const MachineSample& s : r.machine_now) {
+    value = highest ? std::max(value, s.*field) : std::min(value, s.*field);
+  }
+  return number_text(value);
+}
+
 nlohmann::json finite_or_null(double value) {
   return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
 }
@@ -386,7 +396,13 @@ std::string records_csv(const std::vector<Record>& records) {
                                "notes",
                                "command",
                                "date",
-                               "host"});
+                               "host",
+                               "dram_triad_now_low_bytes_per_second",
+                               "dram_triad_now_high_bytes_per_second",
+                               "profile_dram_triad_bytes_per_second",
+                               "add_latency_now_low_seconds",
+                               "add_latency_now_high_seconds",
+                               "profile_add_latency_seconds"});
   for (const Record& r : records) {
     text += csv_line({r.spreadsheet,
                       r.machine,
@@ -408,7 +424,13 @@ std::string records_csv(const std::vector<Record>& records) {
                       fmt::format("{}", fmt::join(r.notes, "; ")),
                       command_text(r.command),
                       r.date,
-                      r.host});
+                      r.host,
+                      now_text(r, &MachineSample::dram_triad_bytes_per_second, false),
+                      now_text(r, &MachineSample::dram_triad_bytes_per_second, true),
+                      r.profile_dram_triad ? number_text(r.profile_dram_triad->value) : "",
+                      now_text(r, &MachineSample::add_latency_seconds, false),
+                      now_text(r, &MachineSample::add_latency_seconds, true),
+                      r.profile_add_latency ? number_text(r.profile_add_latency->value) : ""});
   }
   return text;
 }
@@ -441,6 +463,19 @@ nlohmann::json records_json(const std::vector<Record>& records, bool complete,
     j["command"] = r.command;
     j["date"] = r.date;
     j["host"] = r.host;
+    if (!r.machine_now.empty()) {
+      nlohmann::json samples = nlohmann::json::array();
+      for (const MachineSample& s : r.machine_now) {
+        samples.push_back({{"dram_triad_bytes_per_second", s.dram_triad_bytes_per_second},
+                           {"add_latency_seconds", s.add_latency_seconds}});
+      }
+      j["machine_now"] = {
+          {"samples", samples},
+          {"profile_dram_triad_bytes_per_second",
+           r.profile_dram_triad ? nlohmann::json(r.profile_dram_triad->value) : nullptr},
+          {"profile_add_latency_seconds",
+           r.profile_add_latency ? nlohmann::json(r.profile_add_latency->value) : nullptr}};
+    }
     list.push_back(j);
     sum += r.error_ratio;
     largest = std::max(largest, r.error_ratio);
@@ -464,8 +499,8 @@ nlohmann::json records_json(const std::vector<Record>& records, bool complete,
   return report;
 }
 
-int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log,
-                  const Runner& runner) {
+int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, const Runner& runner,
+                  const Probe& probe) {
   // Everything asked for is checked before the first run.
   if (o.command.empty()) {
     throw usage_error("--", "no program to run; give it after --, as -- ./program --N {N}");
@@ -565,6 +600,7 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log,
     ensure_writable_folder(folder.empty() ? fs::path(".") : folder);
   }
 
+  const std::uint64_t triad_bytes = probe_bytes(target);
   std::vector<Record> done;
   const auto write = [&](bool complete, const std::string& error) {
     if (!o.csv.empty()) write_file_atomically(o.csv, records_csv(done));
@@ -597,6 +633,15 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log,
     const std::string command = command_text(r.command);
     const std::string point = fmt::format("{}, n = {}", setting_label(r), r.n);
     log << fmt::format("sonde check: {} of {}: {}: {}\n", i + 1, planned.size(), point, command);
+    const auto take_probe = [&](const char* when) {
+      const MachineSample s = probe(triad_bytes);
+      r.machine_now.push_back(s);
+      log << fmt::format(
+          "sonde check: machine {}: DRAM triad (1 thread) {:.1f} GB/s, add latency "
+          "{:.3g} ns\n",
+          when, s.dram_triad_bytes_per_second / 1e9, s.add_latency_seconds * 1e9);
+    };
+    if (probe) take_probe("before");
     const RunOutput run = runner(r.command);
     if (run.interrupted) {
       throw fail(ExitCode::interrupted, "sonde check", fmt::format("interrupted during {}", point));
@@ -626,6 +671,12 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log,
     }
     r.measured = summarize(seconds);
     compare(r);
+    if (probe) {
+      take_probe("after");
+      if (const profile::Quantity* q = profile_dram_triad(target)) r.profile_dram_triad = *q;
+      if (const profile::Quantity* q = profile_add_latency(target)) r.profile_add_latency = *q;
+      for (std::string& note : drift_notes(target, r.machine_now)) r.notes.push_back(note);
+    }
     r.date = utc_timestamp();
     done.push_back(r);
     write(i + 1 == planned.size(), "");

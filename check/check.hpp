@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "check/probe.hpp"
 #include "core/program.hpp"
 #include "predict/predictor.hpp"
 
@@ -115,6 +116,11 @@ struct Record {
   std::vector<std::string> command;        // as run, the launcher included
   std::string date;                        // when it was measured, ISO 8601 UTC
   std::string host;
+  // The machine just before and just after the runs (probe.hpp); empty: not probed. Their notes
+  // follow the prediction's in `notes`.
+  std::vector<MachineSample> machine_now;
+  std::optional<profile::Quantity> profile_dram_triad;  // what the profile said of the two
+  std::optional<profile::Quantity> profile_add_latency;
 };
 
 // E and the interval's verdict for a measured median against a prediction.
@@ -136,7 +142,9 @@ nlohmann::json records_json(const std::vector<Record>& records, bool complete,
 // is checked before the first run. A run that fails, exits non-zero or prints no time is a failure
 // Error naming the command, its exit status and its last lines of output; an interrupt is an
 // interrupted Error; in both, the points measured before stay in the files and the table.
+// With a `probe`, the machine is probed just before and just after each point's runs, and the
+// record holds both samples, with notes where they lie outside the profile's intervals.
 int check_command(const CheckOptions& options, std::ostream& out, std::ostream& log,
-                  const Runner& runner);
+                  const Runner& runner, const Probe& probe = {});
 
 }  // namespace sonde::check

@@ -180,6 +180,10 @@ int main(int argc, char** argv) {
     check->add_option("--launcher", check_launcher,
                       "How to start the program, before -n <n>: \"mpirun --hostfile h\", \"srun\"; "
                       "\"\" runs it directly (default: $SONDE_MPIEXEC, else mpiexec)");
+    bool check_no_probe = false;
+    check->add_flag("--no-probe", check_no_probe,
+                    "Do not time the machine (a one-thread DRAM triad and a dependent add chain) "
+                    "before and after each point's runs; always off with --communication-only");
     check->add_option("--csv", check_options.csv, "Write the records as CSV, after every point");
     check->add_option("--json", check_options.json, "Write the records as JSON, after every point");
     check
@@ -391,8 +395,12 @@ int main(int argc, char** argv) {
       return sonde::predict::predict_command(predict_arguments, std::cout, std::cerr);
     if (check->parsed()) {
       if (check->count("--launcher") > 0) check_options.launcher = check_launcher;
+      sonde::check::Probe probe;
+      if (!check_no_probe && !check_options.communication_only) {
+        probe = sonde::check::probe_machine;
+      }
       return sonde::check::check_command(check_options, std::cout, std::cerr,
-                                         sonde::check::process_runner(std::cerr));
+                                         sonde::check::process_runner(std::cerr), probe);
     }
     if (counters->parsed()) return sonde::counters::counters_command(counters_arguments, std::cerr);
     if (extrapolate->parsed()) {

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "check/check.hpp"
+#include "check/probe.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 
@@ -219,6 +220,112 @@ TEST(CheckCommand, PredictsRunsAndCompares) {
   EXPECT_NE(table.find("500 ms (400 ms .. 900 ms, 3 runs)"), std::string::npos) << table;
   EXPECT_NE(table.find("mean 4.50, max 8.00"), std::string::npos) << table;
   EXPECT_NE(log.str().find("4 of 4"), std::string::npos) << log.str();
+}
+
+profile::Quantity quantity(double value, const char* unit) {
+  profile::Quantity q;
+  q.value = value;
+  q.unit = unit;
+  return q;
+}
+
+// A profile with a DRAM triad of 30 GB/s [28 .. 32] and an add latency of 0.5 ns (no interval).
+profile::Profile probed_profile() {
+  profile::Profile p;
+  profile::MemoryLevel l3;
+  l3.name = "L3";
+  l3.capacity_bytes = 512u << 20;  // as hwloc claims it
+  l3.detected_capacity = quantity(32.0 * (1 << 20), "B");
+  profile::MemoryLevel dram;
+  dram.name = "DRAM";
+  profile::Quantity triad = quantity(30e9, "B/s");
+  triad.interval = profile::Interval{28e9, 32e9, 0.95};
+  dram.bandwidth["triad/1"] = triad;
+  p.memory = {l3, dram};
+  p.compute.kernels["add.latency"] = quantity(0.5e-9, "s");
+  return p;
+}
+
+TEST(CheckProbe, NotesWhereTheMachineNowLeavesTheProfilesInterval) {
+  const profile::Profile p = probed_profile();
+  // Within [28, 32] GB/s and at 0.5 ns: nothing to say.
+  EXPECT_TRUE(drift_notes(p, {{29e9, 0.5e-9}, {31e9, 0.5e-9}}).empty());
+  // 39 and 41 GB/s: 40 / 30 = 1.33 times as fast; 0.625 ns: 0.5 / 0.625 = 0.80 times as fast.
+  const std::vector<std::string> notes = drift_notes(p, {{39e9, 0.625e-9}, {41e9, 0.625e-9}});
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[0],
+            "machine now: DRAM triad (1 thread) 39.0 GB/s .. 41.0 GB/s, the profile's 30.0 GB/s "
+            "[28.0 GB/s .. 32.0 GB/s]: 1.33 times as fast");
+  EXPECT_EQ(notes[1],
+            "machine now: add latency 0.625 ns, the profile's 0.5 ns: 0.80 times as fast");
+  // Outside the interval but within 5% of the value: the machine's wander, no note.
+  EXPECT_TRUE(drift_notes(p, {{30e9, 0.51e-9}, {30e9, 0.52e-9}}).empty());
+  // No sample, or a profile without the two: no note.
+  EXPECT_TRUE(drift_notes(p, {}).empty());
+  EXPECT_TRUE(drift_notes(profile::Profile{}, {{39e9, 0.625e-9}}).empty());
+}
+
+TEST(CheckProbe, TheTriadIsEightTimesTheLargestCacheSeenWithinBounds) {
+  profile::Profile p = probed_profile();
+  // 8 x the 32 MiB the latency curve detected (not the 512 MiB claimed).
+  EXPECT_EQ(probe_bytes(p), 256u << 20);
+  p.memory[0].detected_capacity.reset();  // then the claim: 4 GiB, capped at 2 GiB
+  EXPECT_EQ(probe_bytes(p), 2048u << 20);
+  EXPECT_EQ(probe_bytes(profile::Profile{}), 192u << 20);  // no cache known: STREAM's floor
+}
+
+TEST(CheckProbe, TheRealProbeGivesARateAndALatency) {
+  // Tiny, so that it is quick: what it measures is not checked, only that it measures.
+  const MachineSample s = probe_machine(1u << 20);
+  EXPECT_TRUE(std::isfinite(s.dram_triad_bytes_per_second));
+  EXPECT_GT(s.dram_triad_bytes_per_second, 0);
+  EXPECT_TRUE(std::isfinite(s.add_latency_seconds));
+  EXPECT_GT(s.add_latency_seconds, 0);
+}
+
+TEST(CheckCommand, TheMachineIsProbedBeforeAndAfterEachPoint) {
+  const fs::path folder = scratch("probe");
+  CheckOptions o = tiny(folder);
+  o.machine = "machines/epyc-vm.yaml";  // has a DRAM triad/1 and an add latency
+  std::vector<std::string> order;
+  const Runner fake = [&](const std::vector<std::string>&) {
+    order.push_back("run");
+    return printing({0.5});
+  };
+  // Far faster than any profile: every point gets a note on each.
+  const Probe probe = [&](std::uint64_t bytes) {
+    order.push_back("probe " + std::to_string(bytes));
+    return MachineSample{1e15, 1e-15};
+  };
+  std::ostringstream out, log;
+  EXPECT_EQ(check_command(o, out, log, fake, probe), 0);
+  ASSERT_EQ(order.size(), 6u);
+  EXPECT_EQ(order[1], "run");
+  EXPECT_EQ(order[0].rfind("probe ", 0), 0u);
+  EXPECT_EQ(order[2], order[0]);
+  const nlohmann::json j = nlohmann::json::parse(read_file(o.json));
+  const auto& r = j["records"][0];
+  ASSERT_EQ(r["machine_now"]["samples"].size(), 2u);
+  EXPECT_DOUBLE_EQ(r["machine_now"]["samples"][1]["dram_triad_bytes_per_second"].get<double>(),
+                   1e15);
+  EXPECT_GT(r["machine_now"]["profile_dram_triad_bytes_per_second"].get<double>(), 1e9);
+  EXPECT_GT(r["machine_now"]["profile_add_latency_seconds"].get<double>(), 1e-11);
+  std::size_t drift = 0;
+  for (const auto& note : r["notes"])
+    drift += note.get<std::string>().rfind("machine now:", 0) == 0;
+  EXPECT_EQ(drift, 2u);
+  const std::string csv = read_file(o.csv);
+  EXPECT_NE(csv.find("dram_triad_now_low_bytes_per_second"), std::string::npos);
+  EXPECT_NE(csv.find("1000000000000000"), std::string::npos) << csv;
+  EXPECT_NE(log.str().find("machine before: DRAM triad (1 thread) 1000000.0 GB/s"),
+            std::string::npos)
+      << log.str();
+
+  // Without a probe the records say nothing of the machine.
+  CheckOptions plain = tiny(scratch("no-probe"));
+  EXPECT_EQ(check_command(plain, out, log, fake), 0);
+  const nlohmann::json k = nlohmann::json::parse(read_file(plain.json));
+  EXPECT_FALSE(k["records"][0].contains("machine_now"));
 }
 
 TEST(CheckCommand, TheSpreadsheetsOwnValuesWithoutSet) {

@@ -41,6 +41,8 @@ for file in "$records"/*.csv; do
   options=()
   [[ -n "$network" ]] && options+=(--network "$network")
   [[ "$compared" == communication ]] && options+=(--communication-only)
+  # Nothing runs: the machine now is no part of a recorded median.
+  options+=(--no-probe)
   echo "== $name: $spreadsheet at n = $ranks on $profile ${options[*]}" >&2
   "$build/bin/sonde" check "$spreadsheet" --machine "$profile" "${options[@]}" --ranks "$ranks" \
     --launcher "" --csv "$out/$name.csv" --json "$out/$name.json" -- \

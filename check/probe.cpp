@@ -1,0 +1,140 @@
+#include "check/probe.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <vector>
+
+#include "microbench/compute/compute_kernels.hpp"
+#include "microbench/memory/memory_kernels.hpp"
+#include "microbench/page_buffer.hpp"
+
+namespace sonde::check {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr double kDriftWorthANote = 0.05;
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+std::string rate_text(double bytes_per_second) {
+  return fmt::format("{:.1f} GB/s", bytes_per_second / 1e9);
+}
+std::string time_text(double seconds) { return fmt::format("{:.3g} ns", seconds * 1e9); }
+
+// Where the samples' range lies outside the quantity's interval: a note, else "".
+template <class Field, class Format>
+std::string outside(const char* what, const profile::Quantity* q,
+                    const std::vector<MachineSample>& samples, Field field, Format format,
+                    bool higher_is_faster) {
+  if (q == nullptr || samples.empty() || !(q->value > 0)) return "";
+  double low = field(samples.front()), high = low;
+  for (const MachineSample& s : samples) {
+    low = std::min(low, field(s));
+    high = std::max(high, field(s));
+  }
+  const double q_low = q->interval ? std::min(q->interval->low, q->value) : q->value;
+  const double q_high = q->interval ? std::max(q->interval->high, q->value) : q->value;
+  if (low >= q_low && high <= q_high) return "";
+  const double now = (low + high) / 2;
+  const double speed = higher_is_faster ? now / q->value : q->value / now;
+  // An interval from a few repetitions seconds apart can be far narrower than the machine's
+  // wander: within 5% of the profile's value there is nothing worth a note.
+  if (std::abs(speed - 1) < kDriftWorthANote) return "";
+  const std::string range = low == high ? format(low) : format(low) + " .. " + format(high);
+  const std::string interval =
+      q->interval ? fmt::format(" [{} .. {}]", format(q_low), format(q_high)) : std::string();
+  return fmt::format("machine now: {} {}, the profile's {}{}: {:.2f} times as fast", what, range,
+                     format(q->value), interval, speed);
+}
+
+}  // namespace
+
+MachineSample probe_machine(std::uint64_t triad_bytes) {
+  MachineSample sample;
+  // The triad as the memory suite runs it: the three arrays one after another in one buffer of
+  // base pages (three arrays from new[] sat 16 B off a line and at one offset in their pages, and
+  // ran at 28 GB/s where the suite's got 37 to 40), touched first, then five sweeps; the median
+  // sweep's rate.
+  const std::size_t n = std::max<std::uint64_t>(triad_bytes / 24, 1024);
+  const microbench::PageBuffer buffer(3 * n * sizeof(double), microbench::PagePolicy::base);
+  double* a = static_cast<double*>(buffer.data());
+  double* b = a + n;
+  double* c = b + n;
+  for (std::size_t i = 0; i < n; ++i) {
+    a[i] = 0;
+    b[i] = 1;
+    c[i] = 2;
+  }
+  std::vector<double> rates;
+  for (int sweep = 0; sweep < 5; ++sweep) {
+    const auto start = Clock::now();
+    microbench::triad_kernel(a, b, c, 0.5, n);
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    rates.push_back(24.0 * static_cast<double>(n) / seconds);
+  }
+  // The result is read, so that no sweep can be left out.
+  if (!(a[n / 2] == 2.0)) rates.assign(1, 0.0);
+  sample.dram_triad_bytes_per_second = median(rates);
+
+  // The add chain: five runs of 2^22 steps (a few milliseconds each); the median step.
+  constexpr std::uint64_t steps = 1u << 22;
+  std::vector<double> latencies;
+  double sink = 0;
+  for (int run = 0; run < 5; ++run) {
+    const auto start = Clock::now();
+    sink += microbench::run_latency_chain(microbench::Operation::add, steps);
+    latencies.push_back(std::chrono::duration<double>(Clock::now() - start).count() /
+                        static_cast<double>(steps));
+  }
+  sample.add_latency_seconds = std::isfinite(sink) ? median(latencies) : 0.0;
+  return sample;
+}
+
+std::uint64_t probe_bytes(const profile::Profile& target) {
+  double largest = 0;
+  for (const profile::MemoryLevel& level : target.memory) {
+    if (level.detected_capacity) {
+      largest = std::max(largest, level.detected_capacity->value);
+    } else if (level.capacity_bytes) {
+      largest = std::max(largest, static_cast<double>(*level.capacity_bytes));
+    }
+  }
+  const double wanted = std::clamp(8 * largest, 192.0 * (1 << 20), 2048.0 * (1 << 20));
+  return static_cast<std::uint64_t>(wanted);
+}
+
+const profile::Quantity* profile_dram_triad(const profile::Profile& target) {
+  if (target.memory.empty()) return nullptr;
+  const auto& bandwidth = target.memory.back().bandwidth;
+  const auto it = bandwidth.find("triad/1");
+  return it == bandwidth.end() ? nullptr : &it->second;
+}
+
+const profile::Quantity* profile_add_latency(const profile::Profile& target) {
+  const auto it = target.compute.kernels.find("add.latency");
+  return it == target.compute.kernels.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> drift_notes(const profile::Profile& target,
+                                     const std::vector<MachineSample>& samples) {
+  std::vector<std::string> notes;
+  const std::string dram = outside(
+      "DRAM triad (1 thread)", profile_dram_triad(target), samples,
+      [](const MachineSample& s) { return s.dram_triad_bytes_per_second; }, rate_text, true);
+  if (!dram.empty()) notes.push_back(dram);
+  const std::string add = outside(
+      "add latency", profile_add_latency(target), samples,
+      [](const MachineSample& s) { return s.add_latency_seconds; }, time_text, false);
+  if (!add.empty()) notes.push_back(add);
+  return notes;
+}
+
+}  // namespace sonde::check

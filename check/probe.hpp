@@ -1,0 +1,50 @@
+// What the machine does now, beside what its profile says it did. A shared VM's memory bandwidth
+// and clock move by tens of percent over minutes (a one-thread DRAM triad of 190 MB ran at 26.7
+// GB/s during a characterization and at 40 GB/s half an hour later on the same guest), so a
+// prediction's error can be the machine's drift as well as the model's. `sonde check` times a
+// one-thread DRAM triad and the kernel library's dependent add just before and just after each
+// point's runs, records them, and notes where they lie outside the profile's intervals. The probe
+// runs where `sonde check` runs: under a cluster's launcher that may be another node than the
+// program's.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "profile/profile.hpp"
+
+namespace sonde::check {
+
+// One probe of the machine.
+struct MachineSample {
+  double dram_triad_bytes_per_second = 0;  // one thread, STREAM's count (24 B an element)
+  double add_latency_seconds = 0;          // one step of a dependent chain of adds
+};
+
+// Probes the machine, the triad over three arrays of `triad_bytes` together. Takes about half a
+// second at 30 GB/s and 192 MiB.
+MachineSample probe_machine(std::uint64_t triad_bytes);
+
+// How the probe is taken: probe_machine, or a stand-in in tests.
+using Probe = std::function<MachineSample(std::uint64_t triad_bytes)>;
+
+// The triad's size for a profile: 8 times the largest capacity its cache levels showed (the
+// capacity the latency curve detected, or as reported where none was detected), at least 192 MiB
+// (STREAM's rule of 4 times the caches, on machines with small ones) and at most 2 GiB.
+std::uint64_t probe_bytes(const profile::Profile& target);
+
+// What the profile says of the two: its last memory level's triad/1 bandwidth and the add
+// kernel's latency; null where it has none.
+const profile::Quantity* profile_dram_triad(const profile::Profile& target);
+const profile::Quantity* profile_add_latency(const profile::Profile& target);
+
+// A note for each of the two whose samples lie outside the profile's interval (or its value, where
+// it has none) and whose mean is 5% or more faster or slower than the profile's value: "machine
+// now: DRAM triad (1 thread) 39.8 .. 40.2 GB/s, the profile's 27.1 GB/s [25.4 .. 31.6]: 1.47 times
+// it". None where the profile lacks it or no sample was taken.
+std::vector<std::string> drift_notes(const profile::Profile& target,
+                                     const std::vector<MachineSample>& samples);
+
+}  // namespace sonde::check
