@@ -466,7 +466,9 @@ nlohmann::json records_json(const std::vector<Record>& records, bool complete,
     if (!r.machine_now.empty()) {
       nlohmann::json samples = nlohmann::json::array();
       for (const MachineSample& s : r.machine_now) {
-        samples.push_back({{"dram_triad_bytes_per_second", s.dram_triad_bytes_per_second},
+        samples.push_back({{"core", s.core},
+                           {"when", s.when},
+                           {"dram_triad_bytes_per_second", s.dram_triad_bytes_per_second},
                            {"add_latency_seconds", s.add_latency_seconds}});
       }
       j["machine_now"] = {
@@ -634,12 +636,16 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
     const std::string point = fmt::format("{}, n = {}", setting_label(r), r.n);
     log << fmt::format("sonde check: {} of {}: {}: {}\n", i + 1, planned.size(), point, command);
     const auto take_probe = [&](const char* when) {
-      const MachineSample s = probe(triad_bytes);
-      r.machine_now.push_back(s);
-      log << fmt::format(
-          "sonde check: machine {}: DRAM triad (1 thread) {:.1f} GB/s, add latency "
-          "{:.3g} ns\n",
-          when, s.dram_triad_bytes_per_second / 1e9, s.add_latency_seconds * 1e9);
+      std::vector<std::string> triads, adds;
+      for (MachineSample& s : probe(triad_bytes)) {
+        s.when = when;
+        triads.push_back(
+            fmt::format("core {} {:.1f} GB/s", s.core, s.dram_triad_bytes_per_second / 1e9));
+        adds.push_back(fmt::format("core {} {:.3g} ns", s.core, s.add_latency_seconds * 1e9));
+        r.machine_now.push_back(std::move(s));
+      }
+      log << fmt::format("sonde check: machine {}: DRAM triad (1 thread) {}; add latency {}\n",
+                         when, fmt::join(triads, ", "), fmt::join(adds, ", "));
     };
     if (probe) take_probe("before");
     const RunOutput run = runner(r.command);

@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <exception>
+#include <thread>
 #include <vector>
 
 #include "microbench/compute/compute_kernels.hpp"
 #include "microbench/memory/memory_kernels.hpp"
 #include "microbench/page_buffer.hpp"
+#include "microbench/topology.hpp"
 
 namespace sonde::check {
 namespace {
@@ -17,6 +20,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr double kDriftWorthANote = 0.05;
+constexpr unsigned kCoresProbed = 8;
 
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
@@ -57,7 +61,7 @@ std::string outside(const char* what, const profile::Quantity* q,
 
 }  // namespace
 
-MachineSample probe_machine(std::uint64_t triad_bytes) {
+MachineSample probe_core(std::uint64_t triad_bytes) {
   MachineSample sample;
   // The triad as the memory suite runs it: the three arrays one after another in one buffer of
   // base pages (three arrays from new[] sat 16 B off a line and at one offset in their pages, and
@@ -96,6 +100,31 @@ MachineSample probe_machine(std::uint64_t triad_bytes) {
   }
   sample.add_latency_seconds = std::isfinite(sink) ? median(latencies) : 0.0;
   return sample;
+}
+
+std::vector<MachineSample> probe_machine(std::uint64_t triad_bytes) {
+  const microbench::Topology topology = microbench::Topology::from_system();
+  const unsigned cores = std::max(1u, topology.cores());
+  const unsigned probed = std::min(cores, kCoresProbed);
+  std::vector<MachineSample> samples;
+  for (unsigned i = 0; i < probed; ++i) {
+    const unsigned core = probed == 1 ? 0 : i * (cores - 1) / (probed - 1);
+    MachineSample sample;
+    std::exception_ptr failure;
+    std::thread probe([&] {
+      try {
+        topology.bind_current_thread_to_core(core);
+        sample = probe_core(triad_bytes);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+    });
+    probe.join();
+    if (failure) std::rethrow_exception(failure);
+    sample.core = core;
+    samples.push_back(sample);
+  }
+  return samples;
 }
 
 std::uint64_t probe_bytes(const profile::Profile& target) {

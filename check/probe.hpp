@@ -5,7 +5,8 @@
 // one-thread DRAM triad and the kernel library's dependent add just before and just after each
 // point's runs, records them, and notes where they lie outside the profile's intervals. The probe
 // runs where `sonde check` runs: under a cluster's launcher that may be another node than the
-// program's.
+// program's. It runs on each core in turn (up to 8, spread over the node): the two vCPUs of a
+// guest differed by 30% in DRAM bandwidth at one moment, and which was the slower changed.
 #pragma once
 
 #include <cstdint>
@@ -17,18 +18,24 @@
 
 namespace sonde::check {
 
-// One probe of the machine.
+// One probe of the machine, on one core.
 struct MachineSample {
+  unsigned core = 0;                       // hwloc's logical index
+  std::string when;                        // "before" or "after" the runs
   double dram_triad_bytes_per_second = 0;  // one thread, STREAM's count (24 B an element)
   double add_latency_seconds = 0;          // one step of a dependent chain of adds
 };
 
-// Probes the machine, the triad over three arrays of `triad_bytes` together. Takes about half a
-// second at 30 GB/s and 192 MiB.
-MachineSample probe_machine(std::uint64_t triad_bytes);
+// Probes one core (the calling thread, as it is bound), the triad over three arrays of
+// `triad_bytes` together: about a quarter of a second at 30 GB/s and 192 MiB.
+MachineSample probe_core(std::uint64_t triad_bytes);
+
+// Probes the machine: each of up to 8 cores spread over it (all of them on a machine of 8 or
+// fewer), one after another, from a thread bound to it; the calling thread stays where it is.
+std::vector<MachineSample> probe_machine(std::uint64_t triad_bytes);
 
 // How the probe is taken: probe_machine, or a stand-in in tests.
-using Probe = std::function<MachineSample(std::uint64_t triad_bytes)>;
+using Probe = std::function<std::vector<MachineSample>(std::uint64_t triad_bytes)>;
 
 // The triad's size for a profile: 8 times the largest capacity its cache levels showed (the
 // capacity the latency curve detected, or as reported where none was detected), at least 192 MiB

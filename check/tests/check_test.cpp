@@ -229,6 +229,14 @@ profile::Quantity quantity(double value, const char* unit) {
   return q;
 }
 
+MachineSample sample(double triad, double add, unsigned core = 0) {
+  MachineSample s;
+  s.core = core;
+  s.dram_triad_bytes_per_second = triad;
+  s.add_latency_seconds = add;
+  return s;
+}
+
 // A profile with a DRAM triad of 30 GB/s [28 .. 32] and an add latency of 0.5 ns (no interval).
 profile::Profile probed_profile() {
   profile::Profile p;
@@ -249,9 +257,10 @@ profile::Profile probed_profile() {
 TEST(CheckProbe, NotesWhereTheMachineNowLeavesTheProfilesInterval) {
   const profile::Profile p = probed_profile();
   // Within [28, 32] GB/s and at 0.5 ns: nothing to say.
-  EXPECT_TRUE(drift_notes(p, {{29e9, 0.5e-9}, {31e9, 0.5e-9}}).empty());
+  EXPECT_TRUE(drift_notes(p, {sample(29e9, 0.5e-9), sample(31e9, 0.5e-9)}).empty());
   // 39 and 41 GB/s: 40 / 30 = 1.33 times as fast; 0.625 ns: 0.5 / 0.625 = 0.80 times as fast.
-  const std::vector<std::string> notes = drift_notes(p, {{39e9, 0.625e-9}, {41e9, 0.625e-9}});
+  const std::vector<std::string> notes =
+      drift_notes(p, {sample(39e9, 0.625e-9), sample(41e9, 0.625e-9)});
   ASSERT_EQ(notes.size(), 2u);
   EXPECT_EQ(notes[0],
             "machine now: DRAM triad (1 thread) 39.0 GB/s .. 41.0 GB/s, the profile's 30.0 GB/s "
@@ -259,10 +268,10 @@ TEST(CheckProbe, NotesWhereTheMachineNowLeavesTheProfilesInterval) {
   EXPECT_EQ(notes[1],
             "machine now: add latency 0.625 ns, the profile's 0.5 ns: 0.80 times as fast");
   // Outside the interval but within 5% of the value: the machine's wander, no note.
-  EXPECT_TRUE(drift_notes(p, {{30e9, 0.51e-9}, {30e9, 0.52e-9}}).empty());
+  EXPECT_TRUE(drift_notes(p, {sample(30e9, 0.51e-9), sample(30e9, 0.52e-9)}).empty());
   // No sample, or a profile without the two: no note.
   EXPECT_TRUE(drift_notes(p, {}).empty());
-  EXPECT_TRUE(drift_notes(profile::Profile{}, {{39e9, 0.625e-9}}).empty());
+  EXPECT_TRUE(drift_notes(profile::Profile{}, {sample(39e9, 0.625e-9)}).empty());
 }
 
 TEST(CheckProbe, TheTriadIsEightTimesTheLargestCacheSeenWithinBounds) {
@@ -276,7 +285,9 @@ TEST(CheckProbe, TheTriadIsEightTimesTheLargestCacheSeenWithinBounds) {
 
 TEST(CheckProbe, TheRealProbeGivesARateAndALatency) {
   // Tiny, so that it is quick: what it measures is not checked, only that it measures.
-  const MachineSample s = probe_machine(1u << 20);
+  const std::vector<MachineSample> samples = probe_machine(1u << 20);
+  ASSERT_FALSE(samples.empty());
+  const MachineSample& s = samples.front();
   EXPECT_TRUE(std::isfinite(s.dram_triad_bytes_per_second));
   EXPECT_GT(s.dram_triad_bytes_per_second, 0);
   EXPECT_TRUE(std::isfinite(s.add_latency_seconds));
@@ -295,7 +306,7 @@ TEST(CheckCommand, TheMachineIsProbedBeforeAndAfterEachPoint) {
   // Far faster than any profile: every point gets a note on each.
   const Probe probe = [&](std::uint64_t bytes) {
     order.push_back("probe " + std::to_string(bytes));
-    return MachineSample{1e15, 1e-15};
+    return std::vector<MachineSample>{sample(1e15, 1e-15, 0), sample(1e15, 1e-15, 1)};
   };
   std::ostringstream out, log;
   EXPECT_EQ(check_command(o, out, log, fake, probe), 0);
@@ -305,8 +316,12 @@ TEST(CheckCommand, TheMachineIsProbedBeforeAndAfterEachPoint) {
   EXPECT_EQ(order[2], order[0]);
   const nlohmann::json j = nlohmann::json::parse(read_file(o.json));
   const auto& r = j["records"][0];
-  ASSERT_EQ(r["machine_now"]["samples"].size(), 2u);
-  EXPECT_DOUBLE_EQ(r["machine_now"]["samples"][1]["dram_triad_bytes_per_second"].get<double>(),
+  // Two cores before the runs, two after.
+  ASSERT_EQ(r["machine_now"]["samples"].size(), 4u);
+  EXPECT_EQ(r["machine_now"]["samples"][1]["core"].get<int>(), 1);
+  EXPECT_EQ(r["machine_now"]["samples"][1]["when"].get<std::string>(), "before");
+  EXPECT_EQ(r["machine_now"]["samples"][2]["when"].get<std::string>(), "after");
+  EXPECT_DOUBLE_EQ(r["machine_now"]["samples"][3]["dram_triad_bytes_per_second"].get<double>(),
                    1e15);
   EXPECT_GT(r["machine_now"]["profile_dram_triad_bytes_per_second"].get<double>(), 1e9);
   EXPECT_GT(r["machine_now"]["profile_add_latency_seconds"].get<double>(), 1e-11);
@@ -317,7 +332,8 @@ TEST(CheckCommand, TheMachineIsProbedBeforeAndAfterEachPoint) {
   const std::string csv = read_file(o.csv);
   EXPECT_NE(csv.find("dram_triad_now_low_bytes_per_second"), std::string::npos);
   EXPECT_NE(csv.find("1000000000000000"), std::string::npos) << csv;
-  EXPECT_NE(log.str().find("machine before: DRAM triad (1 thread) 1000000.0 GB/s"),
+  EXPECT_NE(log.str().find("machine before: DRAM triad (1 thread) core 0 1000000.0 GB/s, core 1 "
+                           "1000000.0 GB/s; add latency core 0 1e-06 ns"),
             std::string::npos)
       << log.str();
 

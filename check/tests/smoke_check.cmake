@@ -40,18 +40,27 @@ endforeach()
 if(NOT err MATCHES "fake program: 2 ranks, 3 repetitions" OR err MATCHES "\"seconds\"")
   message(FATAL_ERROR "the program's other lines are not passed on, or its records are:\n${err}")
 endif()
+# The machine is probed before and after each point's runs, on each core.
+if(NOT err MATCHES "machine before: DRAM triad \\(1 thread\\) core 0 [0-9.]+ GB/s"
+   OR NOT err MATCHES "machine after: ")
+  message(FATAL_ERROR "no probe of the machine around the runs:\n${err}")
+endif()
 count_lines(${WORK}/out.csv 5)
 file(READ ${WORK}/out.json json)
 string(JSON complete GET "${json}" complete)
 string(JSON points LENGTH "${json}" records)
 string(JSON e GET "${json}" records 2 error_ratio)
 string(JSON command GET "${json}" records 3 command 0)
+string(JSON when GET "${json}" records 0 machine_now samples 0 when)
+if(NOT when STREQUAL "before")
+  message(FATAL_ERROR "out.json: no probe of the machine before the first point:\n${json}")
+endif()
 if(NOT complete OR NOT points EQUAL 4 OR NOT e EQUAL 4 OR NOT command STREQUAL "sh")
   message(FATAL_ERROR "out.json: complete ${complete}, ${points} records, E ${e}, ${command}:\n${json}")
 endif()
 
 # The program fails at 2 ranks: sonde check fails naming it, and keeps the n = 1 point.
-run_check(1 ${sheet} --machine ${machine} --ranks 1,2,4 --csv ${WORK}/fail.csv
+run_check(1 ${sheet} --machine ${machine} --ranks 1,2,4 --no-probe --csv ${WORK}/fail.csv
           --json ${WORK}/fail.json -- ${program} --fail-at 2)
 if(NOT err MATCHES "exit status 3 at \\(spreadsheet\\), n = 2"
    OR NOT err MATCHES "failing at 2 ranks, as asked" OR NOT err MATCHES "1 point measured before")
