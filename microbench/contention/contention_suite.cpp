@@ -9,12 +9,9 @@
 #include <memory>
 #include <numeric>
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
-
 #include "core/error.hpp"
 #include "core/result_format.hpp"
+#include "microbench/cache_flush.hpp"
 #include "microbench/hardware_counters.hpp"
 #include "microbench/memory/memory_kernels.hpp"
 #include "microbench/page_buffer.hpp"
@@ -39,25 +36,6 @@ constexpr const char* kCoherenceNotDerived =
 struct alignas(64) PaddedWord {
   std::atomic<std::uint64_t> value{0};
 };
-
-#if defined(__x86_64__)
-constexpr const char* kFlushedWith = "clflush";
-#else
-constexpr const char* kFlushedWith = "none: no portable cache flush on this architecture";
-#endif
-
-// Evicts a buffer from every cache of the machine (x86's clflush is coherent); elsewhere there is
-// no portable way, and the "memory" baseline says so in its parameters.
-bool flush_from_caches(const char* data, std::size_t bytes, std::size_t line) {
-#if defined(__x86_64__)
-  for (std::size_t i = 0; i < bytes; i += line) _mm_clflush(data + i);
-  _mm_mfence();
-  return true;
-#else
-  (void)data, (void)bytes, (void)line;
-  return false;
-#endif
-}
 
 // The team and the sub-arrays of one geometry serve every stride, loads and stores, and every run
 // of them: allocating and first-touching a "dram" sub-array for each run took several times
@@ -343,7 +321,7 @@ void register_coherence(const ContentionSuitePlan& plan, const Topology& topolog
                         {param::working_set_bytes, kCoherenceBytes},
                         {"line_bytes", line},
                         {"counts", count_sources(std::nullopt, kCoherenceNotDerived)},
-                        {"flushed_with", kFlushedWith},
+                        {"flushed_with", cache_flush_method()},
                         {"cores", cores}},
                        plan.repetitions, plan.min_time_seconds)
         ->UseManualTime();

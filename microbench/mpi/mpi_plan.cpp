@@ -107,8 +107,10 @@ MpiSuitePlan plan_mpi_suite(const CommonOptions& options, const Sizing& sizing, 
         "mpi.collective.scan above 128 ranks: SMPI's scan is linear (n (n - 1) / 2 messages at "
         "once) and one took 200 s to simulate at 256 ranks; its form in n is fitted to 128");
   }
+  if (simulated) plan.cold_collective_bytes = 0;
   if (options.quick) {
     plan.collective_bytes = {8, 4096};
+    if (!simulated) plan.cold_collective_bytes = 4096;  // so that a quick run goes both ways
   } else if (simulated) {
     // 8 B (one double: the commonest reduction), then every power of 4 from 64 B to 64 KiB. Three
     // sizes (8 B, 1 KiB, 64 KiB) were too few: between them a prediction is a straight line in m,
@@ -155,6 +157,7 @@ nlohmann::json to_json(const MpiSuitePlan& plan) {
           {"window", plan.window},
           {"communicator_sizes", plan.communicator_sizes},
           {"collective_bytes", plan.collective_bytes},
+          {"cold_collective_bytes", plan.cold_collective_bytes},
           {"repetitions", plan.repetitions},
           {"min_time_seconds", plan.min_time_seconds},
           {"warm_up_seconds", plan.warm_up_seconds},

@@ -31,6 +31,10 @@ struct MpiSuitePlan {
   std::vector<int> communicator_sizes;          // 2, 4, 8, ..., all ranks
   std::vector<std::uint64_t> collective_bytes;  // per rank (per pair for alltoall)
   std::uint64_t collective_buffer_cap = 256u << 20;
+  // Collectives of this many bytes and more run from cold buffers: flushed from every cache before
+  // each operation, one operation per timed iteration, as a program's large exchange runs from
+  // buffers it wrote long before. 0: none (a simulated platform models no caches).
+  std::uint64_t cold_collective_bytes = 65536;
   int repetitions = 0;
   double min_time_seconds = 0;
   double warm_up_seconds = 0;  // Google Benchmark's warm-up before each benchmark's runs

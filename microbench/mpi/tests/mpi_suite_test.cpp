@@ -51,6 +51,19 @@ TEST(MpiPlan, ASimulatedScanStopsAt128Ranks) {
   EXPECT_EQ(plan_mpi_suite({}, roomy_node(), 256, 256).scan_max_ranks, 0);
 }
 
+TEST(MpiPlan, LargeCollectivesRunFromColdBuffers) {
+  // From 64 KiB on a real machine; a quick run's 4 KiB too, so that both ways run; none
+  // simulated (SMPI models no caches).
+  const MpiSuitePlan real = plan_mpi_suite({}, roomy_node(), 4, 4);
+  EXPECT_EQ(real.cold_collective_bytes, 65536u);
+  EXPECT_EQ(real.collective_bytes.back(), 16u << 20);
+  CommonOptions quick;
+  quick.quick = true;
+  EXPECT_EQ(plan_mpi_suite(quick, roomy_node(), 2, 2).cold_collective_bytes, 4096u);
+  EXPECT_EQ(plan_mpi_suite({}, roomy_node(), 4, 4, {}, true).cold_collective_bytes, 0u);
+  EXPECT_EQ(plan_mpi_suite(quick, roomy_node(), 4, 4, {}, true).cold_collective_bytes, 0u);
+}
+
 TEST(MpiPlan, LargeJobsSampleTheMap) {
   const MpiSuitePlan plan = plan_mpi_suite({}, roomy_node(), 64, 64);
   // Rank 0 with each of the 63 others, and each of ranks 1..31 with the one 32 away.
