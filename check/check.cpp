@@ -602,7 +602,9 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
     ensure_writable_folder(folder.empty() ? fs::path(".") : folder);
   }
 
-  const std::uint64_t triad_bytes = probe_bytes(target);
+  const std::uint64_t triad_bytes =
+      probe_bytes(target, static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
+                              static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE)));
   std::vector<Record> done;
   const auto write = [&](bool complete, const std::string& error) {
     if (!o.csv.empty()) write_file_atomically(o.csv, records_csv(done));
@@ -635,9 +637,21 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
     const std::string command = command_text(r.command);
     const std::string point = fmt::format("{}, n = {}", setting_label(r), r.n);
     log << fmt::format("sonde check: {} of {}: {}: {}\n", i + 1, planned.size(), point, command);
+    // The probe is a diagnostic: where it fails (no memory, no binding) the check goes on
+    // without it, and says so.
     const auto take_probe = [&](const char* when) {
+      std::vector<MachineSample> samples;
+      try {
+        samples = probe(triad_bytes);
+      } catch (const std::exception& e) {
+        const std::string note =
+            fmt::format("machine {} the runs: not probed ({})", when, e.what());
+        log << "sonde check: " << note << "\n";
+        r.notes.push_back(note);
+        return;
+      }
       std::vector<std::string> triads, adds;
-      for (MachineSample& s : probe(triad_bytes)) {
+      for (MachineSample& s : samples) {
         s.when = when;
         triads.push_back(
             fmt::format("core {} {:.1f} GB/s", s.core, s.dram_triad_bytes_per_second / 1e9));

@@ -33,30 +33,38 @@ std::string rate_text(double bytes_per_second) {
 }
 std::string time_text(double seconds) { return fmt::format("{:.3g} ns", seconds * 1e9); }
 
-// Where the samples' range lies outside the quantity's interval: a note, else "".
+// Where the samples' range lies outside the quantity's interval and one of them is 5% or more
+// faster or slower than its value: a note with the samples' mean speed, else "".
 template <class Field, class Format>
 std::string outside(const char* what, const profile::Quantity* q,
                     const std::vector<MachineSample>& samples, Field field, Format format,
                     bool higher_is_faster) {
   if (q == nullptr || samples.empty() || !(q->value > 0)) return "";
-  double low = field(samples.front()), high = low;
+  double low = field(samples.front()), high = low, sum = 0;
   for (const MachineSample& s : samples) {
+    if (!(field(s) > 0) || !std::isfinite(field(s))) return "";  // a probe that measured nothing
     low = std::min(low, field(s));
     high = std::max(high, field(s));
+    sum += field(s);
   }
   const double q_low = q->interval ? std::min(q->interval->low, q->value) : q->value;
   const double q_high = q->interval ? std::max(q->interval->high, q->value) : q->value;
   if (low >= q_low && high <= q_high) return "";
-  const double now = (low + high) / 2;
-  const double speed = higher_is_faster ? now / q->value : q->value / now;
+  const auto speed_of = [&](double now) {
+    return higher_is_faster ? now / q->value : q->value / now;
+  };
   // An interval from a few repetitions seconds apart can be far narrower than the machine's
-  // wander: within 5% of the profile's value there is nothing worth a note.
-  if (std::abs(speed - 1) < kDriftWorthANote) return "";
+  // wander: with every core within 5% of the profile's value there is nothing worth a note.
+  if (std::abs(speed_of(low) - 1) < kDriftWorthANote &&
+      std::abs(speed_of(high) - 1) < kDriftWorthANote) {
+    return "";
+  }
+  const double speed = speed_of(sum / static_cast<double>(samples.size()));
   const std::string range = low == high ? format(low) : format(low) + " .. " + format(high);
   const std::string interval =
       q->interval ? fmt::format(" [{} .. {}]", format(q_low), format(q_high)) : std::string();
-  return fmt::format("machine now: {} {}, the profile's {}{}: {:.2f} times as fast", what, range,
-                     format(q->value), interval, speed);
+  return fmt::format("machine now: {} {}, the profile's {}{}: {:.2f} times as fast on average",
+                     what, range, format(q->value), interval, speed);
 }
 
 }  // namespace
@@ -127,7 +135,7 @@ std::vector<MachineSample> probe_machine(std::uint64_t triad_bytes) {
   return samples;
 }
 
-std::uint64_t probe_bytes(const profile::Profile& target) {
+std::uint64_t probe_bytes(const profile::Profile& target, std::uint64_t memory_bytes) {
   double largest = 0;
   for (const profile::MemoryLevel& level : target.memory) {
     if (level.detected_capacity) {
@@ -137,7 +145,9 @@ std::uint64_t probe_bytes(const profile::Profile& target) {
     }
   }
   const double wanted = std::clamp(8 * largest, 192.0 * (1 << 20), 2048.0 * (1 << 20));
-  return static_cast<std::uint64_t>(wanted);
+  // Never more than an eighth of the machine's memory, nor less than 24 MiB.
+  const double room = std::max(static_cast<double>(memory_bytes) / 8, 24.0 * (1 << 20));
+  return static_cast<std::uint64_t>(std::min(wanted, room));
 }
 
 const profile::Quantity* profile_dram_triad(const profile::Profile& target) {

@@ -37,10 +37,11 @@ std::vector<MachineSample> probe_machine(std::uint64_t triad_bytes);
 // How the probe is taken: probe_machine, or a stand-in in tests.
 using Probe = std::function<std::vector<MachineSample>(std::uint64_t triad_bytes)>;
 
-// The triad's size for a profile: 8 times the largest capacity its cache levels showed (the
-// capacity the latency curve detected, or as reported where none was detected), at least 192 MiB
-// (STREAM's rule of 4 times the caches, on machines with small ones) and at most 2 GiB.
-std::uint64_t probe_bytes(const profile::Profile& target);
+// The triad's size (its three arrays together) for a profile: 8 times the largest capacity its
+// cache levels showed (the capacity the latency curve detected, or as reported where none was
+// detected), at least 192 MiB (STREAM's rule of 4 times the caches, on machines with small ones)
+// and at most 2 GiB, and never more than an eighth of `memory_bytes` (the machine's).
+std::uint64_t probe_bytes(const profile::Profile& target, std::uint64_t memory_bytes);
 
 // What the profile says of the two: its last memory level's triad/1 bandwidth and the add
 // kernel's latency; null where it has none.
@@ -48,9 +49,10 @@ const profile::Quantity* profile_dram_triad(const profile::Profile& target);
 const profile::Quantity* profile_add_latency(const profile::Profile& target);
 
 // A note for each of the two whose samples lie outside the profile's interval (or its value, where
-// it has none) and whose mean is 5% or more faster or slower than the profile's value: "machine
-// now: DRAM triad (1 thread) 39.8 .. 40.2 GB/s, the profile's 27.1 GB/s [25.4 .. 31.6]: 1.47 times
-// it". None where the profile lacks it or no sample was taken.
+// it has none) with one of them 5% or more faster or slower than the profile's value: "machine
+// now: DRAM triad (1 thread) 39.0 GB/s .. 41.0 GB/s, the profile's 27.1 GB/s [25.4 GB/s .. 31.6
+// GB/s]: 1.48 times as fast on average". None where the profile lacks it, no sample was taken,
+// or a sample is no positive number.
 std::vector<std::string> drift_notes(const profile::Profile& target,
                                      const std::vector<MachineSample>& samples);
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <sstream>
+#include <stdexcept>
 
 #include "check/check.hpp"
 #include "check/probe.hpp"
@@ -264,9 +265,14 @@ TEST(CheckProbe, NotesWhereTheMachineNowLeavesTheProfilesInterval) {
   ASSERT_EQ(notes.size(), 2u);
   EXPECT_EQ(notes[0],
             "machine now: DRAM triad (1 thread) 39.0 GB/s .. 41.0 GB/s, the profile's 30.0 GB/s "
-            "[28.0 GB/s .. 32.0 GB/s]: 1.33 times as fast");
+            "[28.0 GB/s .. 32.0 GB/s]: 1.33 times as fast on average");
   EXPECT_EQ(notes[1],
-            "machine now: add latency 0.625 ns, the profile's 0.5 ns: 0.80 times as fast");
+            "machine now: add latency 0.625 ns, the profile's 0.5 ns: 0.80 times as fast on "
+            "average");
+  // One core of two 20% slow: the other is as profiled, the slow one is worth a note.
+  EXPECT_EQ(drift_notes(p, {sample(30e9, 0.5e-9, 0), sample(24e9, 0.5e-9, 1)}).size(), 1u);
+  // A probe that measured nothing is no drift.
+  EXPECT_TRUE(drift_notes(p, {sample(0, 0)}).empty());
   // Outside the interval but within 5% of the value: the machine's wander, no note.
   EXPECT_TRUE(drift_notes(p, {sample(30e9, 0.51e-9), sample(30e9, 0.52e-9)}).empty());
   // No sample, or a profile without the two: no note.
@@ -277,10 +283,12 @@ TEST(CheckProbe, NotesWhereTheMachineNowLeavesTheProfilesInterval) {
 TEST(CheckProbe, TheTriadIsEightTimesTheLargestCacheSeenWithinBounds) {
   profile::Profile p = probed_profile();
   // 8 x the 32 MiB the latency curve detected (not the 512 MiB claimed).
-  EXPECT_EQ(probe_bytes(p), 256u << 20);
+  constexpr std::uint64_t big = 64ull << 30;
+  EXPECT_EQ(probe_bytes(p, big), 256u << 20);
   p.memory[0].detected_capacity.reset();  // then the claim: 4 GiB, capped at 2 GiB
-  EXPECT_EQ(probe_bytes(p), 2048u << 20);
-  EXPECT_EQ(probe_bytes(profile::Profile{}), 192u << 20);  // no cache known: STREAM's floor
+  EXPECT_EQ(probe_bytes(p, big), 2048u << 20);
+  EXPECT_EQ(probe_bytes(profile::Profile{}, big), 192u << 20);  // no cache known: STREAM's floor
+  EXPECT_EQ(probe_bytes(p, 4ull << 30), 512u << 20);            // an eighth of a 4 GiB machine
 }
 
 TEST(CheckProbe, TheRealProbeGivesARateAndALatency) {
@@ -336,6 +344,17 @@ TEST(CheckCommand, TheMachineIsProbedBeforeAndAfterEachPoint) {
                            "1000000.0 GB/s; add latency core 0 1e-06 ns"),
             std::string::npos)
       << log.str();
+
+  // A probe that fails is noted, and the check goes on.
+  const Probe failing = [](std::uint64_t) -> std::vector<MachineSample> {
+    throw std::runtime_error("no memory for the triad");
+  };
+  CheckOptions failed = tiny(scratch("probe-fails"));
+  EXPECT_EQ(check_command(failed, out, log, fake, failing), 0);
+  const nlohmann::json f = nlohmann::json::parse(read_file(failed.json));
+  EXPECT_TRUE(f["complete"].get<bool>());
+  EXPECT_EQ(f["records"][0]["notes"][0].get<std::string>(),
+            "machine before the runs: not probed (no memory for the triad)");
 
   // Without a probe the records say nothing of the machine.
   CheckOptions plain = tiny(scratch("no-probe"));

@@ -6,13 +6,21 @@
 #include <cmath>
 #include <set>
 
+#include "microbench/cache_flush.hpp"
+
 namespace sonde::microbench {
 
 namespace {
 
-// Whether k ranks' buffers of m bytes each (k m for the widest) fit the node's allowance.
+// What one rank of a k-rank collective of m B holds: send and receive buffers of k m B each (the
+// widest operations, alltoall and allgather) and two of m B for the reductions.
+std::uint64_t collective_buffer_bytes(int k, std::uint64_t m) {
+  return 2 * (static_cast<std::uint64_t>(k) + 1) * m;
+}
+
+// Whether they fit a rank's share of the node's allowance.
 bool buffers_fit(const MpiSuitePlan& plan, int k, std::uint64_t m) {
-  return m * static_cast<std::uint64_t>(k) <= plan.collective_buffer_cap;
+  return collective_buffer_bytes(k, m) <= plan.collective_buffer_cap;
 }
 
 }  // namespace
@@ -107,7 +115,7 @@ MpiSuitePlan plan_mpi_suite(const CommonOptions& options, const Sizing& sizing, 
         "mpi.collective.scan above 128 ranks: SMPI's scan is linear (n (n - 1) / 2 messages at "
         "once) and one took 200 s to simulate at 256 ranks; its form in n is fitted to 128");
   }
-  if (simulated) plan.cold_collective_bytes = 0;
+  if (simulated || !can_flush_caches()) plan.cold_collective_bytes = 0;
   if (options.quick) {
     plan.collective_bytes = {8, 4096};
     if (!simulated) plan.cold_collective_bytes = 4096;  // so that a quick run goes both ways
@@ -123,7 +131,7 @@ MpiSuitePlan plan_mpi_suite(const CommonOptions& options, const Sizing& sizing, 
     for (std::uint64_t m = 8; m <= (1u << 20); m *= 8) plan.collective_bytes.push_back(m);
     for (std::uint64_t m = 1u << 20; m <= (16u << 20); m *= 4) plan.collective_bytes.push_back(m);
   }
-  // A collective whose k ranks' buffers (m B each, k m for the widest) exceed the node's allowance
+  // A collective whose buffers (2 (k + 1) m B a rank) exceed a rank's share of the node's allowance
   // is left out (planned_collectives); the plan says which.
   for (int k : plan.communicator_sizes) {
     std::vector<std::uint64_t> sizes;
@@ -132,8 +140,9 @@ MpiSuitePlan plan_mpi_suite(const CommonOptions& options, const Sizing& sizing, 
     }
     if (sizes.empty()) continue;
     plan.left_out.push_back(fmt::format(
-        "mpi.collective.* at {} ranks and {} B: k m B of buffers exceed the allowance of {} B", k,
-        fmt::join(sizes, ", "), plan.collective_buffer_cap));
+        "mpi.collective.* at {} ranks and {} B: 2 (k + 1) m B of buffers exceed the allowance of "
+        "{} B",
+        k, fmt::join(sizes, ", "), plan.collective_buffer_cap));
   }
   for (const std::string& part : select_parts(options.parts, mpi_part_names())) {
     if (ranks < 2) {

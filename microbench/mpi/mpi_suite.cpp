@@ -78,8 +78,10 @@ double timed_iteration(const std::function<void()>& body, bool counts,
 
 // The benchmark loop of every MPI benchmark: `body` once untimed (connections made, buffers
 // touched), then once per iteration. `before_timing`, when given, runs between the two (to set a
-// receive buffer apart from what the timed messages must leave in it). `check` runs on every rank
-// after the loop; a failure on any rank fails the benchmark on all, so that rank 0 reports it.
+// receive buffer apart from what the timed messages must leave in it); `prepare`, when given,
+// before every iteration's barrier, untimed (to flush the buffers from the caches). `check` runs on
+// every rank after the loop; a failure on any rank fails the benchmark on all, so that rank 0
+// reports it.
 void mpi_loop(benchmark::State& state, const std::string& part, const std::function<void()>& body,
               bool counts, const std::function<bool()>& check,
               const std::function<void()>& before_timing = {},

@@ -32,6 +32,13 @@ foreach(name ${names})
     message(FATAL_ERROR "no ${name} in the result of ${RANKS} ranks")
   endif()
 endforeach()
+# A quick run measures 4 KiB collectives from flushed buffers and 8 B ones warm (x86, where
+# clflush is).
+if(CMAKE_HOST_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+  if(NOT json MATCHES "\"buffers\": \"cold: flushed" OR NOT json MATCHES "\"buffers\": \"warm: ")
+    message(FATAL_ERROR "the collectives do not say which ran from cold buffers")
+  endif()
+endif()
 string(FIND "${json}" "\"error_occurred\": true" failed)
 if(NOT failed EQUAL -1)
   message(FATAL_ERROR "a benchmark failed with ${RANKS} ranks")

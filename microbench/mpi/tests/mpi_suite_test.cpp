@@ -88,20 +88,24 @@ TEST(MpiPlan, CollectiveBuffersFitTheNodesAllowance) {
   small.max_buffer_bytes = 64u << 20;  // shared by 8 ranks of a node: 8 MiB each
   const MpiSuitePlan plan = plan_mpi_suite({}, small, 16, 8);
   EXPECT_EQ(plan.collective_buffer_cap, 8u << 20);
-  // k ranks of m B need k m B: 2 ranks of 16 MiB, 4 and 8 of 4 MiB, 16 of 1 MiB are left out,
-  // and the plan says so; 8 ranks of 1 MiB fit.
+  // A rank of k holds 2 (k + 1) m B (send and receive of k m, two of m for the reductions):
+  // 6 MiB at 2 ranks of 1 MiB fits, 24 MiB at 4 MiB does not; 8 ranks of 256 KiB hold 4.5 MiB,
+  // 16 ranks 8.5 MiB. The plan says what it left out.
   ASSERT_EQ(plan.left_out.size(), 4u);
   EXPECT_EQ(plan.left_out[0],
-            "mpi.collective.* at 2 ranks and 16777216 B: k m B of buffers exceed the allowance of "
-            "8388608 B");
-  EXPECT_EQ(plan.left_out[2],
-            "mpi.collective.* at 8 ranks and 4194304, 16777216 B: k m B of buffers exceed the "
-            "allowance of 8388608 B");
-  EXPECT_EQ(plan.left_out[3],
-            "mpi.collective.* at 16 ranks and 1048576, 4194304, 16777216 B: k m B of buffers "
+            "mpi.collective.* at 2 ranks and 4194304, 16777216 B: 2 (k + 1) m B of buffers "
             "exceed the allowance of 8388608 B");
+  EXPECT_EQ(plan.left_out[2],
+            "mpi.collective.* at 8 ranks and 1048576, 4194304, 16777216 B: 2 (k + 1) m B of "
+            "buffers exceed the allowance of 8388608 B");
+  EXPECT_EQ(plan.left_out[3],
+            "mpi.collective.* at 16 ranks and 262144, 1048576, 4194304, 16777216 B: 2 (k + 1) m "
+            "B of buffers exceed the allowance of 8388608 B");
   EXPECT_EQ(plan_mpi_suite({}, roomy_node(), 16, 8).collective_buffer_cap, 256u << 20);
-  EXPECT_TRUE(plan_mpi_suite({}, roomy_node(), 16, 8).left_out.empty());
+  // Roomy: 256 MiB a rank; 16 MiB at 8 ranks needs 288 MiB.
+  const MpiSuitePlan roomy = plan_mpi_suite({}, roomy_node(), 16, 8);
+  ASSERT_EQ(roomy.left_out.size(), 2u);
+  EXPECT_NE(roomy.left_out[0].find("at 8 ranks and 16777216 B"), std::string::npos);
 }
 
 TEST(MpiPairs, ClassesFollowHostSocketAndNumaNode) {
