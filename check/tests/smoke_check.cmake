@@ -29,7 +29,7 @@ function(count_lines file expected)
 endfunction()
 
 # Two problem sizes at 1 and 2 ranks: P = N / 1000 / n = 1, 0.5, 2, 1 s; T = 0.5 s: E = 2, 1, 4, 2.
-run_check(0 ${sheet} --machine ${machine} --ranks 1,2 --set N=1000 --set N=2000,K=5
+run_check(0 ${sheet} --machine ${machine} --ranks 1,2 --set N=1000 --set N=2000,K=5 --no-probe
           --repetitions 3 --csv ${WORK}/out.csv --json ${WORK}/out.json -- ${program})
 foreach(expected "N=2000,K=5" "500 ms \\(500 ms .. 500 ms, 3 runs\\)" "4.00"
                  "over 4 points: mean 2.25, max 4.00")
@@ -40,23 +40,29 @@ endforeach()
 if(NOT err MATCHES "fake program: 2 ranks, 3 repetitions" OR err MATCHES "\"seconds\"")
   message(FATAL_ERROR "the program's other lines are not passed on, or its records are:\n${err}")
 endif()
-# The machine is probed before and after each point's runs, on each core.
-if(NOT err MATCHES "machine before: DRAM triad \\(1 thread\\) core 0 [0-9.]+ GB/s"
-   OR NOT err MATCHES "machine after: ")
-  message(FATAL_ERROR "no probe of the machine around the runs:\n${err}")
-endif()
+
 count_lines(${WORK}/out.csv 5)
 file(READ ${WORK}/out.json json)
 string(JSON complete GET "${json}" complete)
 string(JSON points LENGTH "${json}" records)
 string(JSON e GET "${json}" records 2 error_ratio)
 string(JSON command GET "${json}" records 3 command 0)
-string(JSON when GET "${json}" records 0 machine_now samples 0 when)
-if(NOT when STREQUAL "before")
-  message(FATAL_ERROR "out.json: no probe of the machine before the first point:\n${json}")
-endif()
+
 if(NOT complete OR NOT points EQUAL 4 OR NOT e EQUAL 4 OR NOT command STREQUAL "sh")
   message(FATAL_ERROR "out.json: complete ${complete}, ${points} records, E ${e}, ${command}:\n${json}")
+endif()
+
+# One point with the machine probed before and after its runs, on each core.
+run_check(0 ${sheet} --machine ${machine} --ranks 1 --repetitions 1 --json ${WORK}/probed.json
+          -- ${program})
+if(NOT err MATCHES "machine before: DRAM triad \\(1 thread\\) core 0 [0-9.]+ GB/s"
+   OR NOT err MATCHES "machine after: ")
+  message(FATAL_ERROR "no probe of the machine around the runs:\n${err}")
+endif()
+file(READ ${WORK}/probed.json json)
+string(JSON when GET "${json}" records 0 machine_now samples 0 when)
+if(NOT when STREQUAL "before")
+  message(FATAL_ERROR "probed.json: no probe of the machine before the point:\n${json}")
 endif()
 
 # The program fails at 2 ranks: sonde check fails naming it, and keeps the n = 1 point.
