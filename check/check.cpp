@@ -602,9 +602,7 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
     ensure_writable_folder(folder.empty() ? fs::path(".") : folder);
   }
 
-  const std::uint64_t triad_bytes =
-      probe_bytes(target, static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
-                              static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE)));
+  const std::uint64_t triad_bytes = probe ? probe_bytes(target, memory_available()) : 0;
   std::vector<Record> done;
   const auto write = [&](bool complete, const std::string& error) {
     if (!o.csv.empty()) write_file_atomically(o.csv, records_csv(done));

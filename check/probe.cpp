@@ -9,8 +9,11 @@
 #include <thread>
 #include <vector>
 
+#include "check/check.hpp"
+#include "core/error.hpp"
 #include "microbench/compute/compute_kernels.hpp"
 #include "microbench/memory/memory_kernels.hpp"
+#include "microbench/memory_limits.hpp"
 #include "microbench/page_buffer.hpp"
 #include "microbench/topology.hpp"
 
@@ -21,12 +24,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr double kDriftWorthANote = 0.05;
 constexpr unsigned kCoresProbed = 8;
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
 
 std::string rate_text(double bytes_per_second) {
   return fmt::format("{:.1f} GB/s", bytes_per_second / 1e9);
@@ -94,7 +91,7 @@ MachineSample probe_core(std::uint64_t triad_bytes) {
   }
   // The result is read, so that no sweep can be left out.
   if (!(a[n / 2] == 2.0)) rates.assign(1, 0.0);
-  sample.dram_triad_bytes_per_second = median(rates);
+  sample.dram_triad_bytes_per_second = summarize(std::move(rates)).median;
 
   // The add chain: five runs of 2^22 steps (a few milliseconds each); the median step.
   constexpr std::uint64_t steps = 1u << 22;
@@ -106,7 +103,7 @@ MachineSample probe_core(std::uint64_t triad_bytes) {
     latencies.push_back(std::chrono::duration<double>(Clock::now() - start).count() /
                         static_cast<double>(steps));
   }
-  sample.add_latency_seconds = std::isfinite(sink) ? median(latencies) : 0.0;
+  sample.add_latency_seconds = std::isfinite(sink) ? summarize(std::move(latencies)).median : 0.0;
   return sample;
 }
 
@@ -135,6 +132,18 @@ std::vector<MachineSample> probe_machine(std::uint64_t triad_bytes) {
   return samples;
 }
 
+std::uint64_t memory_available() {
+  try {
+    const microbench::Topology topology = microbench::Topology::from_system();
+    return microbench::usable_memory(microbench::read_memory_readings(),
+                                     topology.total_memory_bytes(),
+                                     static_cast<unsigned>(topology.numa_nodes().size()))
+        .bytes;
+  } catch (const Error&) {
+    return 0;  // nothing known: probe_bytes keeps to its floor
+  }
+}
+
 std::uint64_t probe_bytes(const profile::Profile& target, std::uint64_t memory_bytes) {
   double largest = 0;
   for (const profile::MemoryLevel& level : target.memory) {
@@ -145,7 +154,7 @@ std::uint64_t probe_bytes(const profile::Profile& target, std::uint64_t memory_b
     }
   }
   const double wanted = std::clamp(8 * largest, 192.0 * (1 << 20), 2048.0 * (1 << 20));
-  // Never more than an eighth of the machine's memory, nor less than 24 MiB.
+  // Never more than an eighth of the memory available, nor less than 24 MiB.
   const double room = std::max(static_cast<double>(memory_bytes) / 8, 24.0 * (1 << 20));
   return static_cast<std::uint64_t>(std::min(wanted, room));
 }

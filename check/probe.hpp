@@ -40,8 +40,12 @@ using Probe = std::function<std::vector<MachineSample>(std::uint64_t triad_bytes
 // The triad's size (its three arrays together) for a profile: 8 times the largest capacity its
 // cache levels showed (the capacity the latency curve detected, or as reported where none was
 // detected), at least 192 MiB (STREAM's rule of 4 times the caches, on machines with small ones)
-// and at most 2 GiB, and never more than an eighth of `memory_bytes` (the machine's).
+// and at most 2 GiB, and never more than an eighth of `memory_bytes` (memory_available()).
 std::uint64_t probe_bytes(const profile::Profile& target, std::uint64_t memory_bytes);
+
+// The memory this process may use, as `sonde characterize` sizes its runs by it (MemAvailable,
+// the cgroup's limit, hwloc's NUMA memory: the smallest); 0 where none is known.
+std::uint64_t memory_available();
 
 // What the profile says of the two: its last memory level's triad/1 bandwidth and the add
 // kernel's latency; null where it has none.

@@ -118,7 +118,8 @@ MpiSuitePlan plan_mpi_suite(const CommonOptions& options, const Sizing& sizing, 
   if (simulated || !can_flush_caches()) plan.cold_collective_bytes = 0;
   if (options.quick) {
     plan.collective_bytes = {8, 4096};
-    if (!simulated) plan.cold_collective_bytes = 4096;  // so that a quick run goes both ways
+    // So that a quick run goes both ways, where it can go cold at all.
+    if (plan.cold_collective_bytes > 0) plan.cold_collective_bytes = 4096;
   } else if (simulated) {
     // 8 B (one double: the commonest reduction), then every power of 4 from 64 B to 64 KiB. Three
     // sizes (8 B, 1 KiB, 64 KiB) were too few: between them a prediction is a straight line in m,
