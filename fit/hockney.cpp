@@ -15,17 +15,17 @@ namespace sonde::fit {
 using namespace model;  // the fits are made of the shared forms and estimators
 namespace {
 
-struct Point {
+struct MessagePoint {
   double bytes, seconds;
 };
 
-HockneySegment fit_segment(const std::vector<Point>& points, std::size_t first, std::size_t last,
-                           const std::string& what) {
+HockneySegment fit_segment(const std::vector<MessagePoint>& points, std::size_t first,
+                           std::size_t last, const std::string& what) {
   const auto count = static_cast<Eigen::Index>(last - first + 1);
   Eigen::MatrixXd design(count, 2);
   Eigen::VectorXd y(count);
   for (Eigen::Index i = 0; i < count; ++i) {
-    const Point& p = points[first + static_cast<std::size_t>(i)];
+    const MessagePoint& p = points[first + static_cast<std::size_t>(i)];
     design(i, 0) = 1;
     design(i, 1) = p.bytes;
     y[i] = p.seconds;
@@ -42,13 +42,13 @@ HockneySegment fit_segment(const std::vector<Point>& points, std::size_t first, 
   return segment;
 }
 
-HockneySegment fit_through_origin(const std::vector<Point>& points, std::size_t first,
+HockneySegment fit_through_origin(const std::vector<MessagePoint>& points, std::size_t first,
                                   std::size_t last, const std::string& what) {
   const auto count = static_cast<Eigen::Index>(last - first + 1);
   Eigen::MatrixXd design(count, 1);
   Eigen::VectorXd y(count);
   for (Eigen::Index i = 0; i < count; ++i) {
-    const Point& p = points[first + static_cast<std::size_t>(i)];
+    const MessagePoint& p = points[first + static_cast<std::size_t>(i)];
     design(i, 0) = p.bytes;
     y[i] = p.seconds;
   }
@@ -65,7 +65,7 @@ HockneySegment fit_through_origin(const std::vector<Point>& points, std::size_t 
   return segment;
 }
 
-double squared_relative(const HockneySegment& s, const std::vector<Point>& points,
+double squared_relative(const HockneySegment& s, const std::vector<MessagePoint>& points,
                         std::size_t first, std::size_t last) {
   double sum = 0;
   for (std::size_t i = first; i <= last; ++i) {
@@ -106,7 +106,7 @@ HockneyFit fit_hockney(const std::vector<double>& bytes, const std::vector<doubl
     throw input_error(what, "the message sizes and times differ in number");
   }
   if (bytes.size() < 3) throw input_error(what, "Hockney's fit needs at least three messages");
-  std::vector<Point> points;
+  std::vector<MessagePoint> points;
   for (std::size_t i = 0; i < bytes.size(); ++i) {
     if (!std::isfinite(bytes[i]) || bytes[i] < 0) {
       throw input_error(what, fmt::format("message size {} is not a size in bytes", bytes[i]));
@@ -118,7 +118,7 @@ HockneyFit fit_hockney(const std::vector<double>& bytes, const std::vector<doubl
     points.push_back({bytes[i], seconds[i]});
   }
   std::stable_sort(points.begin(), points.end(),
-                   [](const Point& a, const Point& b) { return a.bytes < b.bytes; });
+                   [](const MessagePoint& a, const MessagePoint& b) { return a.bytes < b.bytes; });
   // Segments begin and end between distinct sizes: the repetitions of a size stay together.
   std::vector<std::size_t> starts;  // index of the first point of each distinct size
   for (std::size_t i = 0; i < points.size(); ++i) {

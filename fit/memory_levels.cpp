@@ -22,17 +22,17 @@ double median_of(std::vector<double> values) {
 
 // One measured point: a benchmark's median over its repetitions (the iteration itself when it
 // was run once), and its coefficient of variation when there were repetitions.
-struct Point {
+struct SweepPoint {
   const BenchmarkRecord* median = nullptr;
   const BenchmarkRecord* cv = nullptr;
   std::vector<const BenchmarkRecord*> iterations;
 };
 
-std::map<std::string, Point> points_by_run(const ResultFile& file) {
-  std::map<std::string, Point> points;
+std::map<std::string, SweepPoint> points_by_run(const ResultFile& file) {
+  std::map<std::string, SweepPoint> points;
   for (const BenchmarkRecord& record : file.benchmarks) {
     if (!record.error_message.empty() || !record.params.is_object()) continue;
-    Point& point = points[record.run_name];
+    SweepPoint& point = points[record.run_name];
     if (record.run_type == "aggregate") {
       if (record.aggregate_name == "median") point.median = &record;
       if (record.aggregate_name == "cv") point.cv = &record;
@@ -43,7 +43,7 @@ std::map<std::string, Point> points_by_run(const ResultFile& file) {
   return points;
 }
 
-std::optional<double> point_value(const Point& point, const std::string& counter) {
+std::optional<double> point_value(const SweepPoint& point, const std::string& counter) {
   if (point.median) return point.median->counter(counter);
   std::vector<double> values;
   for (const BenchmarkRecord* record : point.iterations) {

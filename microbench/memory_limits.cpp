@@ -204,8 +204,6 @@ void read_cgroup(const fs::path& root, MemoryReadings& readings) {
   }
 }
 
-std::string bytes_text(std::uint64_t bytes) { return format_bytes(static_cast<double>(bytes)); }
-
 }  // namespace
 
 MemoryReadings read_memory_readings(const fs::path& root) {
@@ -233,10 +231,10 @@ UsableMemory usable_memory(const MemoryReadings& readings, std::uint64_t hwloc_n
   };
   if (readings.os_available_bytes) {
     consider(*readings.os_available_bytes, "MemAvailable",
-             "MemAvailable " + bytes_text(*readings.os_available_bytes));
+             "MemAvailable " + format_bytes(*readings.os_available_bytes));
   } else if (readings.os_total_bytes) {  // kernels before 3.14 give no MemAvailable
     consider(*readings.os_total_bytes, "MemTotal",
-             fmt::format("MemTotal {} (no MemAvailable)", bytes_text(*readings.os_total_bytes)));
+             fmt::format("MemTotal {} (no MemAvailable)", format_bytes(*readings.os_total_bytes)));
   }
   if (readings.cgroup_limit_bytes) {
     const std::uint64_t limit = *readings.cgroup_limit_bytes;
@@ -245,9 +243,9 @@ UsableMemory usable_memory(const MemoryReadings& readings, std::uint64_t hwloc_n
     const std::string name = fmt::format("cgroup limit ({})", readings.cgroup_path);
     consider(headroom, name,
              readings.cgroup_usage_bytes
-                 ? fmt::format("{} {} less {} used: {}", name, bytes_text(limit), bytes_text(used),
-                               bytes_text(headroom))
-                 : fmt::format("{} {}", name, bytes_text(limit)));
+                 ? fmt::format("{} {} less {} used: {}", name, format_bytes(limit),
+                               format_bytes(used), format_bytes(headroom))
+                 : fmt::format("{} {}", name, format_bytes(limit)));
   }
   // One NUMA node holding far less than the OS's MemTotal: the kernel's per-node meminfo, which
   // hwloc reads, leaves out memory (hotplugged into a movable zone on some VM kinds: 4.59 GiB of
@@ -259,10 +257,10 @@ UsableMemory usable_memory(const MemoryReadings& readings, std::uint64_t hwloc_n
     usable.bounds.push_back(
         fmt::format("hwloc NUMA memory {} (one NUMA node, less than half of MemTotal {}: not a "
                     "bound)",
-                    bytes_text(hwloc_numa_bytes), bytes_text(*readings.os_total_bytes)));
+                    format_bytes(hwloc_numa_bytes), format_bytes(*readings.os_total_bytes)));
   } else if (hwloc_numa_bytes > 0) {
     consider(hwloc_numa_bytes, "hwloc NUMA memory",
-             "hwloc NUMA memory " + bytes_text(hwloc_numa_bytes));
+             "hwloc NUMA memory " + format_bytes(hwloc_numa_bytes));
   }
   if (!any)
     throw io_error("usable memory",

@@ -24,8 +24,6 @@ constexpr double kCacheLatencyCeiling = 60e-9;
 // Data and hwloc farther apart than this disagree, and the run says so.
 constexpr double kDisagreeFactor = 2.0;
 
-std::string bytes_text(std::uint64_t bytes) { return format_bytes(static_cast<double>(bytes)); }
-
 std::uint64_t round_down(std::uint64_t bytes, std::uint64_t granule) {
   return std::max(granule, bytes / granule * granule);
 }
@@ -111,8 +109,8 @@ void note_clamped_sweep(Sizing& sizing, const Topology& sized) {
       fmt::format("{}{} ({} times the last level, {}), but only {} may be used ({}): working "
                   "sets stop at {}",
                   kPrefix, format_bytes(wanted), sizing.effort.sweep_beyond_last_level,
-                  bytes_text(last), bytes_text(sizing.usable.bytes), sizing.usable.bound_by,
-                  bytes_text(sizing.max_buffer_bytes)));
+                  format_bytes(last), format_bytes(sizing.usable.bytes), sizing.usable.bound_by,
+                  format_bytes(sizing.max_buffer_bytes)));
 }
 
 Sizing default_sizing(const Topology& topology, const UsableMemory& usable) {
@@ -256,7 +254,7 @@ Sizing refine_with_probe(const Sizing& sizing, const std::vector<LatencyPoint>& 
     refined.notes.push_back(fmt::format(
         "the latency probe (up to {}) found no cache-like step: hwloc's caches are used "
         "unverified",
-        bytes_text(refined.probed_up_to_bytes)));
+        format_bytes(refined.probed_up_to_bytes)));
     return refined;
   }
   std::vector<LevelCapacity>& levels = refined.levels;
@@ -311,19 +309,19 @@ Sizing refine_with_probe(const Sizing& sizing, const std::vector<LatencyPoint>& 
         refined.notes.push_back(fmt::format(
             "{}: hwloc claims {} per instance, the latency probe steps at {}: sized for the "
             "data (dense points at hwloc's claim too, where the sweep reaches it)",
-            level.name, bytes_text(level.hwloc_bytes), bytes_text(seen)));
+            level.name, format_bytes(level.hwloc_bytes), format_bytes(seen)));
       }
     } else if (level.hwloc_bytes <= refined.probed_up_to_bytes / 2) {
       level.seen = false;
       refined.notes.push_back(fmt::format(
           "{}: hwloc claims {} per instance, but the latency probe (up to {}) shows no step that "
           "fits it: sized as if it were not there",
-          level.name, bytes_text(level.hwloc_bytes), bytes_text(refined.probed_up_to_bytes)));
+          level.name, format_bytes(level.hwloc_bytes), format_bytes(refined.probed_up_to_bytes)));
     } else {
       level.source = "hwloc, beyond the probe";
       refined.notes.push_back(fmt::format(
           "{}: hwloc claims {} per instance, beyond what the probe could reach ({}): unverified",
-          level.name, bytes_text(level.hwloc_bytes), bytes_text(refined.probed_up_to_bytes)));
+          level.name, format_bytes(level.hwloc_bytes), format_bytes(refined.probed_up_to_bytes)));
     }
   }
   for (std::size_t j = 0; j < t; ++j) {
