@@ -68,14 +68,24 @@ std::string number_text(double value) {
   return std::isfinite(value) ? fmt::format("{}", value) : std::string("inf");
 }
 
-// The lowest or highest of a record's probe samples of one field, as CSV text; "" unprobed.
-std::string now_text(const Record& r, double MachineSample::*field, bool highest) {
-  if (r.machine_now.empty()) return "";
-  double value = r.machine_now.front().*field;
+// The lowest or highest of a record's probe samples of one field, those of one core alone or
+// those of several cores at once, as CSV text; "" where there are none.
+std::string now_text(const Record& r, double MachineSample::*field, bool highest,
+                     bool at_once = false) {
+  std::optional<double> value;
   for (const MachineSample& s : r.machine_now) {
-    value = highest ? std::max(value, s.*field) : std::min(value, s.*field);
+    if ((s.threads > 1) != at_once) continue;
+    value = !value ? s.*field : highest ? std::max(*value, s.*field) : std::min(*value, s.*field);
   }
-  return number_text(value);
+  return value ? number_text(*value) : std::string();
+}
+
+// How many cores the probe ran on at once, as CSV text; "" where it did not.
+std::string at_once_threads_text(const Record& r) {
+  for (const MachineSample& s : r.machine_now) {
+    if (s.threads > 1) return std::to_string(s.threads);
+  }
+  return "";
 }
 
 nlohmann::json finite_or_null(double value) {
@@ -402,35 +412,44 @@ std::string records_csv(const std::vector<Record>& records) {
                                "profile_dram_triad_bytes_per_second",
                                "add_latency_now_low_seconds",
                                "add_latency_now_high_seconds",
-                               "profile_add_latency_seconds"});
+                               "profile_add_latency_seconds",
+                               "dram_triad_at_once_threads",
+                               "dram_triad_at_once_now_low_bytes_per_second",
+                               "dram_triad_at_once_now_high_bytes_per_second",
+                               "profile_dram_triad_at_once_bytes_per_second"});
   for (const Record& r : records) {
-    text += csv_line({r.spreadsheet,
-                      r.machine,
-                      r.machine_name,
-                      r.network,
-                      r.setting,
-                      parameters_text(r.parameters),
-                      std::to_string(r.n),
-                      r.compared,
-                      number_text(r.predicted),
-                      r.interval ? number_text(r.interval->low) : "",
-                      r.interval ? number_text(r.interval->high) : "",
-                      number_text(r.measured.median),
-                      number_text(r.measured.min),
-                      number_text(r.measured.max),
-                      std::to_string(r.measured.count),
-                      number_text(r.error_ratio),
-                      r.in_interval ? (*r.in_interval ? "yes" : "no") : "",
-                      fmt::format("{}", fmt::join(r.notes, "; ")),
-                      command_text(r.command),
-                      r.date,
-                      r.host,
-                      now_text(r, &MachineSample::dram_triad_bytes_per_second, false),
-                      now_text(r, &MachineSample::dram_triad_bytes_per_second, true),
-                      r.profile_dram_triad ? number_text(r.profile_dram_triad->value) : "",
-                      now_text(r, &MachineSample::add_latency_seconds, false),
-                      now_text(r, &MachineSample::add_latency_seconds, true),
-                      r.profile_add_latency ? number_text(r.profile_add_latency->value) : ""});
+    text += csv_line(
+        {r.spreadsheet,
+         r.machine,
+         r.machine_name,
+         r.network,
+         r.setting,
+         parameters_text(r.parameters),
+         std::to_string(r.n),
+         r.compared,
+         number_text(r.predicted),
+         r.interval ? number_text(r.interval->low) : "",
+         r.interval ? number_text(r.interval->high) : "",
+         number_text(r.measured.median),
+         number_text(r.measured.min),
+         number_text(r.measured.max),
+         std::to_string(r.measured.count),
+         number_text(r.error_ratio),
+         r.in_interval ? (*r.in_interval ? "yes" : "no") : "",
+         fmt::format("{}", fmt::join(r.notes, "; ")),
+         command_text(r.command),
+         r.date,
+         r.host,
+         now_text(r, &MachineSample::dram_triad_bytes_per_second, false),
+         now_text(r, &MachineSample::dram_triad_bytes_per_second, true),
+         r.profile_dram_triad ? number_text(r.profile_dram_triad->value) : "",
+         now_text(r, &MachineSample::add_latency_seconds, false),
+         now_text(r, &MachineSample::add_latency_seconds, true),
+         r.profile_add_latency ? number_text(r.profile_add_latency->value) : "",
+         at_once_threads_text(r),
+         now_text(r, &MachineSample::dram_triad_bytes_per_second, false, true),
+         now_text(r, &MachineSample::dram_triad_bytes_per_second, true, true),
+         r.profile_dram_triad_at_once ? number_text(r.profile_dram_triad_at_once->value) : ""});
   }
   return text;
 }
@@ -466,17 +485,24 @@ nlohmann::json records_json(const std::vector<Record>& records, bool complete,
     if (!r.machine_now.empty()) {
       nlohmann::json samples = nlohmann::json::array();
       for (const MachineSample& s : r.machine_now) {
-        samples.push_back({{"core", s.core},
-                           {"when", s.when},
-                           {"dram_triad_bytes_per_second", s.dram_triad_bytes_per_second},
-                           {"add_latency_seconds", s.add_latency_seconds}});
+        // The cores at once time no add chain: null, not 0.
+        samples.push_back(
+            {{"core", s.core},
+             {"threads", s.threads},
+             {"when", s.when},
+             {"dram_triad_bytes_per_second", s.dram_triad_bytes_per_second},
+             {"add_latency_seconds",
+              s.threads > 1 ? nlohmann::json(nullptr) : nlohmann::json(s.add_latency_seconds)}});
       }
       j["machine_now"] = {
           {"samples", samples},
           {"profile_dram_triad_bytes_per_second",
            r.profile_dram_triad ? nlohmann::json(r.profile_dram_triad->value) : nullptr},
           {"profile_add_latency_seconds",
-           r.profile_add_latency ? nlohmann::json(r.profile_add_latency->value) : nullptr}};
+           r.profile_add_latency ? nlohmann::json(r.profile_add_latency->value) : nullptr},
+          {"profile_dram_triad_at_once_bytes_per_second",
+           r.profile_dram_triad_at_once ? nlohmann::json(r.profile_dram_triad_at_once->value)
+                                        : nullptr}};
     }
     list.push_back(j);
     sum += r.error_ratio;
@@ -649,15 +675,21 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
         return;
       }
       std::vector<std::string> triads, adds;
+      std::string at_once;
       for (MachineSample& s : samples) {
         s.when = when;
-        triads.push_back(
-            fmt::format("core {} {:.1f} GB/s", s.core, s.dram_triad_bytes_per_second / 1e9));
-        adds.push_back(fmt::format("core {} {:.3g} ns", s.core, s.add_latency_seconds * 1e9));
+        if (s.threads > 1) {
+          at_once = fmt::format("; {} cores at once {:.1f} GB/s", s.threads,
+                                s.dram_triad_bytes_per_second / 1e9);
+        } else {
+          triads.push_back(
+              fmt::format("core {} {:.1f} GB/s", s.core, s.dram_triad_bytes_per_second / 1e9));
+          adds.push_back(fmt::format("core {} {:.3g} ns", s.core, s.add_latency_seconds * 1e9));
+        }
         r.machine_now.push_back(std::move(s));
       }
-      log << fmt::format("sonde check: machine {}: DRAM triad (1 thread) {}; add latency {}\n",
-                         when, fmt::join(triads, ", "), fmt::join(adds, ", "));
+      log << fmt::format("sonde check: machine {}: DRAM triad (1 thread) {}{}; add latency {}\n",
+                         when, fmt::join(triads, ", "), at_once, fmt::join(adds, ", "));
     };
     if (probe) take_probe("before");
     const RunOutput run = runner(r.command);
@@ -693,6 +725,13 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
       take_probe("after");
       if (const profile::Quantity* q = profile_dram_triad(target)) r.profile_dram_triad = *q;
       if (const profile::Quantity* q = profile_add_latency(target)) r.profile_add_latency = *q;
+      for (const MachineSample& s : r.machine_now) {
+        if (s.threads < 2) continue;
+        if (const profile::Quantity* q = profile_dram_triad(target, s.threads)) {
+          r.profile_dram_triad_at_once = *q;
+        }
+        break;
+      }
       for (std::string& note : drift_notes(target, r.machine_now)) r.notes.push_back(note);
     }
     r.date = utc_timestamp();

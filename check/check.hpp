@@ -121,6 +121,8 @@ struct Record {
   std::vector<MachineSample> machine_now;
   std::optional<profile::Quantity> profile_dram_triad;  // what the profile said of the two
   std::optional<profile::Quantity> profile_add_latency;
+  // triad/k of the profile, k the cores the probe ran on at once (the samples with threads k)
+  std::optional<profile::Quantity> profile_dram_triad_at_once;
 };
 
 // E and the interval's verdict for a measured median against a prediction.

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <barrier>
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <map>
 #include <thread>
 #include <vector>
 
@@ -33,7 +35,7 @@ std::string time_text(double seconds) { return fmt::format("{:.3g} ns", seconds 
 // Where the samples' range lies outside the quantity's interval and one of them is 5% or more
 // faster or slower than its value: a note with the samples' mean speed, else "".
 template <class Field, class Format>
-std::string outside(const char* what, const profile::Quantity* q,
+std::string outside(const std::string& what, const profile::Quantity* q,
                     const std::vector<MachineSample>& samples, Field field, Format format,
                     bool higher_is_faster) {
   if (q == nullptr || samples.empty() || !(q->value > 0)) return "";
@@ -107,13 +109,76 @@ MachineSample probe_core(std::uint64_t triad_bytes) {
   return sample;
 }
 
+MachineSample probe_cores_at_once(const std::vector<unsigned>& cores, std::uint64_t triad_bytes) {
+  const microbench::Topology topology = microbench::Topology::from_system();
+  const std::size_t k = std::max<std::size_t>(cores.size(), 1);
+  const std::size_t n = std::max<std::uint64_t>(triad_bytes / 24 / k, 1024);  // per thread
+  constexpr int kSweeps = 5;
+  std::vector<Clock::time_point> starts(k * kSweeps), ends(k * kSweeps);
+  std::vector<std::exception_ptr> failures(k);
+  std::vector<char> read_back(k, 0);
+  std::barrier together(static_cast<std::ptrdiff_t>(k));
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < k; ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        if (!cores.empty()) topology.bind_current_thread_to_core(cores[t]);
+        // Each thread's arrays in a buffer of its own, first touched from its core, as the
+        // memory suite's threads have theirs.
+        const microbench::PageBuffer buffer(3 * n * sizeof(double), microbench::PagePolicy::base);
+        double* a = static_cast<double*>(buffer.data());
+        double* b = a + n;
+        double* c = b + n;
+        for (std::size_t i = 0; i < n; ++i) {
+          a[i] = 0;
+          b[i] = 1;
+          c[i] = 2;
+        }
+        for (int sweep = 0; sweep < kSweeps; ++sweep) {
+          together.arrive_and_wait();
+          starts[t * kSweeps + sweep] = Clock::now();
+          microbench::triad_kernel(a, b, c, 0.5, n);
+          ends[t * kSweeps + sweep] = Clock::now();
+        }
+        read_back[t] = a[n / 2] == 2.0;
+      } catch (...) {
+        // Only the binding and the buffer throw, both before the first sweep: the others go on.
+        failures[t] = std::current_exception();
+        together.arrive_and_drop();
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const std::exception_ptr& failure : failures) {
+    if (failure) std::rethrow_exception(failure);
+  }
+  std::vector<double> rates;
+  for (int sweep = 0; sweep < kSweeps; ++sweep) {
+    Clock::time_point first = starts[sweep], last = ends[sweep];
+    for (std::size_t t = 1; t < k; ++t) {
+      first = std::min(first, starts[t * kSweeps + sweep]);
+      last = std::max(last, ends[t * kSweeps + sweep]);
+    }
+    rates.push_back(24.0 * static_cast<double>(n * k) /
+                    std::chrono::duration<double>(last - first).count());
+  }
+  MachineSample sample;
+  sample.core = cores.empty() ? 0 : cores.front();
+  sample.threads = static_cast<unsigned>(k);
+  const bool read = std::all_of(read_back.begin(), read_back.end(), [](char r) { return r; });
+  sample.dram_triad_bytes_per_second = read ? summarize(std::move(rates)).median : 0.0;
+  return sample;
+}
+
 std::vector<MachineSample> probe_machine(std::uint64_t triad_bytes) {
   const microbench::Topology topology = microbench::Topology::from_system();
   const unsigned cores = std::max(1u, topology.cores());
   const unsigned probed = std::min(cores, kCoresProbed);
   std::vector<MachineSample> samples;
+  std::vector<unsigned> probed_cores;
   for (unsigned i = 0; i < probed; ++i) {
     const unsigned core = probed == 1 ? 0 : i * (cores - 1) / (probed - 1);
+    probed_cores.push_back(core);
     MachineSample sample;
     std::exception_ptr failure;
     std::thread probe([&] {
@@ -129,6 +194,7 @@ std::vector<MachineSample> probe_machine(std::uint64_t triad_bytes) {
     sample.core = core;
     samples.push_back(sample);
   }
+  if (probed_cores.size() > 1) samples.push_back(probe_cores_at_once(probed_cores, triad_bytes));
   return samples;
 }
 
@@ -159,10 +225,10 @@ std::uint64_t probe_bytes(const profile::Profile& target, std::uint64_t memory_b
   return static_cast<std::uint64_t>(std::min(wanted, room));
 }
 
-const profile::Quantity* profile_dram_triad(const profile::Profile& target) {
+const profile::Quantity* profile_dram_triad(const profile::Profile& target, unsigned threads) {
   if (target.memory.empty()) return nullptr;
   const auto& bandwidth = target.memory.back().bandwidth;
-  const auto it = bandwidth.find("triad/1");
+  const auto it = bandwidth.find(fmt::format("triad/{}", threads));
   return it == bandwidth.end() ? nullptr : &it->second;
 }
 
@@ -174,12 +240,21 @@ const profile::Quantity* profile_add_latency(const profile::Profile& target) {
 std::vector<std::string> drift_notes(const profile::Profile& target,
                                      const std::vector<MachineSample>& samples) {
   std::vector<std::string> notes;
-  const std::string dram = outside(
-      "DRAM triad (1 thread)", profile_dram_triad(target), samples,
-      [](const MachineSample& s) { return s.dram_triad_bytes_per_second; }, rate_text, true);
+  std::vector<MachineSample> alone;
+  std::map<unsigned, std::vector<MachineSample>> at_once;  // by how many cores at once
+  for (const MachineSample& s : samples) (s.threads > 1 ? at_once[s.threads] : alone).push_back(s);
+  const auto triad = [](const MachineSample& s) { return s.dram_triad_bytes_per_second; };
+  const std::string dram =
+      outside("DRAM triad (1 thread)", profile_dram_triad(target), alone, triad, rate_text, true);
   if (!dram.empty()) notes.push_back(dram);
+  for (const auto& [threads, group] : at_once) {
+    const std::string node =
+        outside(fmt::format("DRAM triad ({} threads at once)", threads),
+                profile_dram_triad(target, threads), group, triad, rate_text, true);
+    if (!node.empty()) notes.push_back(node);
+  }
   const std::string add = outside(
-      "add latency", profile_add_latency(target), samples,
+      "add latency", profile_add_latency(target), alone,
       [](const MachineSample& s) { return s.add_latency_seconds; }, time_text, false);
   if (!add.empty()) notes.push_back(add);
   return notes;

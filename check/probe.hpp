@@ -6,7 +6,9 @@
 // point's runs, records them, and notes where they lie outside the profile's intervals. The probe
 // runs where `sonde check` runs: under a cluster's launcher that may be another node than the
 // program's. It runs on each core in turn (up to 8, spread over the node): the two vCPUs of a
-// guest differed by 30% in DRAM bandwidth at one moment, and which was the slower changed.
+// guest differed by 30% in DRAM bandwidth at one moment, and which was the slower changed. Then on
+// all of those cores at once: the bandwidth two processes share moved from 32 to 49 GB/s within
+// minutes on another guest, where the profile's two-thread triad had caught 34.
 #pragma once
 
 #include <cstdint>
@@ -18,20 +20,29 @@
 
 namespace sonde::check {
 
-// One probe of the machine, on one core.
+// One probe of the machine: on one core (threads 1), or on every probed core at once (threads
+// > 1; a program of several processes on the node shares its memory as they do, and a guest's
+// node-wide bandwidth moved by half within minutes while each core alone did not).
 struct MachineSample {
-  unsigned core = 0;                       // hwloc's logical index
+  unsigned core = 0;                       // hwloc's logical index (with threads > 1: the first)
+  unsigned threads = 1;                    // how many cores ran the triad at once
   std::string when;                        // "before" or "after" the runs
-  double dram_triad_bytes_per_second = 0;  // one thread, STREAM's count (24 B an element)
-  double add_latency_seconds = 0;          // one step of a dependent chain of adds
+  double dram_triad_bytes_per_second = 0;  // all threads together, STREAM's count (24 B an element)
+  double add_latency_seconds = 0;          // one step of a dependent chain of adds; 0: not timed
 };
 
 // Probes one core (the calling thread, as it is bound), the triad over three arrays of
 // `triad_bytes` together: about a quarter of a second at 30 GB/s and 192 MiB.
 MachineSample probe_core(std::uint64_t triad_bytes);
 
+// The triad on several cores at once, a thread bound to each, the `triad_bytes` shared among
+// them: the rate of all together over five sweeps that start together (each sweep's time from the
+// first start to the last end), their median. No add chain (add_latency_seconds 0).
+MachineSample probe_cores_at_once(const std::vector<unsigned>& cores, std::uint64_t triad_bytes);
+
 // Probes the machine: each of up to 8 cores spread over it (all of them on a machine of 8 or
-// fewer), one after another, from a thread bound to it; the calling thread stays where it is.
+// fewer), one after another, from a thread bound to it, then (with two or more) all of them at
+// once; the calling thread stays where it is.
 std::vector<MachineSample> probe_machine(std::uint64_t triad_bytes);
 
 // How the probe is taken: probe_machine, or a stand-in in tests.
@@ -47,16 +58,18 @@ std::uint64_t probe_bytes(const profile::Profile& target, std::uint64_t memory_b
 // the cgroup's limit, hwloc's NUMA memory: the smallest); 0 where none is known.
 std::uint64_t memory_available();
 
-// What the profile says of the two: its last memory level's triad/1 bandwidth and the add
-// kernel's latency; null where it has none.
-const profile::Quantity* profile_dram_triad(const profile::Profile& target);
+// What the profile says of the two: its last memory level's triad bandwidth with `threads`
+// threads (triad/<threads>) and the add kernel's latency; null where it has none.
+const profile::Quantity* profile_dram_triad(const profile::Profile& target, unsigned threads = 1);
 const profile::Quantity* profile_add_latency(const profile::Profile& target);
 
 // A note for each of the two whose samples lie outside the profile's interval (or its value, where
 // it has none) with one of them 5% or more faster or slower than the profile's value: "machine
 // now: DRAM triad (1 thread) 39.0 GB/s .. 41.0 GB/s, the profile's 27.1 GB/s [25.4 GB/s .. 31.6
-// GB/s]: 1.48 times as fast on average". None where the profile lacks it, no sample was taken,
-// or a sample is no positive number.
+// GB/s]: 1.48 times as fast on average". The samples of k cores at once are set against the
+// profile's triad/k the same way ("DRAM triad (2 threads at once)"); the add latency against the
+// one-core samples. None where the profile lacks it, no sample was taken, or a sample is no
+// positive number.
 std::vector<std::string> drift_notes(const profile::Profile& target,
                                      const std::vector<MachineSample>& samples);
 

@@ -238,6 +238,13 @@ MachineSample sample(double triad, double add, unsigned core = 0) {
   return s;
 }
 
+// The triad on `threads` cores at once (no add chain).
+MachineSample at_once(double triad, unsigned threads) {
+  MachineSample s = sample(triad, 0);
+  s.threads = threads;
+  return s;
+}
+
 // A profile with a DRAM triad of 30 GB/s [28 .. 32] and an add latency of 0.5 ns (no interval).
 profile::Profile probed_profile() {
   profile::Profile p;
@@ -250,6 +257,7 @@ profile::Profile probed_profile() {
   profile::Quantity triad = quantity(30e9, "B/s");
   triad.interval = profile::Interval{28e9, 32e9, 0.95};
   dram.bandwidth["triad/1"] = triad;
+  dram.bandwidth["triad/2"] = quantity(40e9, "B/s");  // no interval
   p.memory = {l3, dram};
   p.compute.kernels["add.latency"] = quantity(0.5e-9, "s");
   return p;
@@ -275,6 +283,17 @@ TEST(CheckProbe, NotesWhereTheMachineNowLeavesTheProfilesInterval) {
   EXPECT_TRUE(drift_notes(p, {sample(0, 0)}).empty());
   // Outside the interval but within 5% of the value: the machine's wander, no note.
   EXPECT_TRUE(drift_notes(p, {sample(30e9, 0.51e-9), sample(30e9, 0.52e-9)}).empty());
+  // Two cores at once against the profile's triad/2 (40 GB/s): 46 and 50 GB/s, 1.20 times as
+  // fast on average; their add latency (0: not timed) is no drift, and the one-core samples
+  // within the interval say nothing.
+  const std::vector<std::string> node = drift_notes(
+      p, {sample(30e9, 0.5e-9, 0), sample(30e9, 0.5e-9, 1), at_once(46e9, 2), at_once(50e9, 2)});
+  ASSERT_EQ(node.size(), 1u);
+  EXPECT_EQ(node[0],
+            "machine now: DRAM triad (2 threads at once) 46.0 GB/s .. 50.0 GB/s, the profile's "
+            "40.0 GB/s: 1.20 times as fast on average");
+  EXPECT_TRUE(drift_notes(p, {sample(30e9, 0.5e-9), at_once(41e9, 2)}).empty());  // within 5%
+  EXPECT_TRUE(drift_notes(p, {sample(30e9, 0.5e-9), at_once(80e9, 4)}).empty());  // no triad/4
   // No sample, or a profile without the two: no note.
   EXPECT_TRUE(drift_notes(p, {}).empty());
   EXPECT_TRUE(drift_notes(profile::Profile{}, {sample(39e9, 0.625e-9)}).empty());
@@ -296,10 +315,23 @@ TEST(CheckProbe, TheRealProbeGivesARateAndALatency) {
   const std::vector<MachineSample> samples = probe_machine(1u << 20);
   ASSERT_FALSE(samples.empty());
   const MachineSample& s = samples.front();
+  EXPECT_EQ(s.threads, 1u);
   EXPECT_TRUE(std::isfinite(s.dram_triad_bytes_per_second));
   EXPECT_GT(s.dram_triad_bytes_per_second, 0);
   EXPECT_TRUE(std::isfinite(s.add_latency_seconds));
   EXPECT_GT(s.add_latency_seconds, 0);
+  // With two cores or more, the last sample is all of them at once.
+  if (samples.size() > 1) {
+    const MachineSample& all = samples.back();
+    EXPECT_EQ(all.threads, samples.size() - 1);
+    EXPECT_GT(all.dram_triad_bytes_per_second, 0);
+    EXPECT_EQ(all.add_latency_seconds, 0);
+  }
+  // The cores at once on their own, here on the first core twice.
+  const MachineSample twice = probe_cores_at_once({0, 0}, 1u << 20);
+  EXPECT_EQ(twice.threads, 2u);
+  EXPECT_TRUE(std::isfinite(twice.dram_triad_bytes_per_second));
+  EXPECT_GT(twice.dram_triad_bytes_per_second, 0);
 }
 
 TEST(CheckCommand, TheMachineIsProbedBeforeAndAfterEachPoint) {
@@ -314,7 +346,8 @@ TEST(CheckCommand, TheMachineIsProbedBeforeAndAfterEachPoint) {
   // Far faster than any profile: every point gets a note on each.
   const Probe probe = [&](std::uint64_t bytes) {
     order.push_back("probe " + std::to_string(bytes));
-    return std::vector<MachineSample>{sample(1e15, 1e-15, 0), sample(1e15, 1e-15, 1)};
+    return std::vector<MachineSample>{sample(1e15, 1e-15, 0), sample(1e15, 1e-15, 1),
+                                      at_once(3e15, 2)};
   };
   std::ostringstream out, log;
   EXPECT_EQ(check_command(o, out, log, fake, probe), 0);
@@ -324,24 +357,33 @@ TEST(CheckCommand, TheMachineIsProbedBeforeAndAfterEachPoint) {
   EXPECT_EQ(order[2], order[0]);
   const nlohmann::json j = nlohmann::json::parse(read_file(o.json));
   const auto& r = j["records"][0];
-  // Two cores before the runs, two after.
-  ASSERT_EQ(r["machine_now"]["samples"].size(), 4u);
-  EXPECT_EQ(r["machine_now"]["samples"][1]["core"].get<int>(), 1);
-  EXPECT_EQ(r["machine_now"]["samples"][1]["when"].get<std::string>(), "before");
-  EXPECT_EQ(r["machine_now"]["samples"][2]["when"].get<std::string>(), "after");
-  EXPECT_DOUBLE_EQ(r["machine_now"]["samples"][3]["dram_triad_bytes_per_second"].get<double>(),
-                   1e15);
+  // Two cores and both at once before the runs, the same after.
+  const auto& samples = r["machine_now"]["samples"];
+  ASSERT_EQ(samples.size(), 6u);
+  EXPECT_EQ(samples[1]["core"].get<int>(), 1);
+  EXPECT_EQ(samples[1]["when"].get<std::string>(), "before");
+  EXPECT_EQ(samples[2]["threads"].get<int>(), 2);
+  EXPECT_TRUE(samples[2]["add_latency_seconds"].is_null());  // not timed, so not 0
+  EXPECT_EQ(samples[3]["when"].get<std::string>(), "after");
+  EXPECT_EQ(samples[3]["threads"].get<int>(), 1);
+  EXPECT_DOUBLE_EQ(samples[4]["dram_triad_bytes_per_second"].get<double>(), 1e15);
   EXPECT_GT(r["machine_now"]["profile_dram_triad_bytes_per_second"].get<double>(), 1e9);
   EXPECT_GT(r["machine_now"]["profile_add_latency_seconds"].get<double>(), 1e-11);
+  // epyc-vm.yaml has a DRAM triad/2: the cores at once are set against it.
+  EXPECT_GT(r["machine_now"]["profile_dram_triad_at_once_bytes_per_second"].get<double>(), 1e9);
   std::size_t drift = 0;
   for (const auto& note : r["notes"])
     drift += note.get<std::string>().rfind("machine now:", 0) == 0;
-  EXPECT_EQ(drift, 2u);
+  EXPECT_EQ(drift, 3u);
   const std::string csv = read_file(o.csv);
   EXPECT_NE(csv.find("dram_triad_now_low_bytes_per_second"), std::string::npos);
-  EXPECT_NE(csv.find("1000000000000000"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("dram_triad_at_once_now_high_bytes_per_second"), std::string::npos);
+  // One core alone at most 1e15, the two at once 3e15: each in its own columns.
+  EXPECT_NE(csv.find(",1000000000000000,1000000000000000,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",2,3000000000000000,3000000000000000,"), std::string::npos) << csv;
   EXPECT_NE(log.str().find("machine before: DRAM triad (1 thread) core 0 1000000.0 GB/s, core 1 "
-                           "1000000.0 GB/s; add latency core 0 1e-06 ns"),
+                           "1000000.0 GB/s; 2 cores at once 3000000.0 GB/s; add latency core 0 "
+                           "1e-06 ns"),
             std::string::npos)
       << log.str();
 
