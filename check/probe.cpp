@@ -66,33 +66,49 @@ std::string outside(const std::string& what, const profile::Quantity* q,
                      what, range, format(q->value), interval, speed);
 }
 
+// The triad as the memory suite runs it: the three arrays of n doubles one after another in one
+// buffer of base pages (three arrays from new[] sat 16 B off a line and at one offset in their
+// pages, and ran at 28 GB/s where the suite's got 37 to 40), touched first by the thread that
+// makes them, so on its core's NUMA node.
+class TriadArrays {
+ public:
+  explicit TriadArrays(std::size_t n)
+      : n_(n), buffer_(3 * n * sizeof(double), microbench::PagePolicy::base) {
+    for (std::size_t i = 0; i < n_; ++i) {
+      a()[i] = 0;
+      b()[i] = 1;
+      c()[i] = 2;
+    }
+  }
+  void sweep() { microbench::triad_kernel(a(), b(), c(), 0.5, n_); }
+  // a = b + 0.5 c: read back, so that no sweep can be left out.
+  bool swept() const { return static_cast<const double*>(buffer_.data())[n_ / 2] == 2.0; }
+
+ private:
+  double* a() { return static_cast<double*>(buffer_.data()); }
+  double* b() { return a() + n_; }
+  double* c() { return b() + n_; }
+
+  std::size_t n_;
+  microbench::PageBuffer buffer_;
+};
+
 }  // namespace
 
 MachineSample probe_core(std::uint64_t triad_bytes) {
   MachineSample sample;
-  // The triad as the memory suite runs it: the three arrays one after another in one buffer of
-  // base pages (three arrays from new[] sat 16 B off a line and at one offset in their pages, and
-  // ran at 28 GB/s where the suite's got 37 to 40), touched first, then five sweeps; the median
-  // sweep's rate.
+  // Five sweeps; the median sweep's rate.
   const std::size_t n = std::max<std::uint64_t>(triad_bytes / 24, 1024);
-  const microbench::PageBuffer buffer(3 * n * sizeof(double), microbench::PagePolicy::base);
-  double* a = static_cast<double*>(buffer.data());
-  double* b = a + n;
-  double* c = b + n;
-  for (std::size_t i = 0; i < n; ++i) {
-    a[i] = 0;
-    b[i] = 1;
-    c[i] = 2;
-  }
+  TriadArrays arrays(n);
   std::vector<double> rates;
   for (int sweep = 0; sweep < 5; ++sweep) {
     const auto start = Clock::now();
-    microbench::triad_kernel(a, b, c, 0.5, n);
+    arrays.sweep();
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     rates.push_back(24.0 * static_cast<double>(n) / seconds);
   }
   // The result is read, so that no sweep can be left out.
-  if (!(a[n / 2] == 2.0)) rates.assign(1, 0.0);
+  if (!arrays.swept()) rates.assign(1, 0.0);
   sample.dram_triad_bytes_per_second = summarize(std::move(rates)).median;
 
   // The add chain: five runs of 2^22 steps (a few milliseconds each); the median step.
@@ -123,24 +139,16 @@ MachineSample probe_cores_at_once(const std::vector<unsigned>& cores, std::uint6
     threads.emplace_back([&, t] {
       try {
         if (!cores.empty()) topology.bind_current_thread_to_core(cores[t]);
-        // Each thread's arrays in a buffer of its own, first touched from its core, as the
-        // memory suite's threads have theirs.
-        const microbench::PageBuffer buffer(3 * n * sizeof(double), microbench::PagePolicy::base);
-        double* a = static_cast<double*>(buffer.data());
-        double* b = a + n;
-        double* c = b + n;
-        for (std::size_t i = 0; i < n; ++i) {
-          a[i] = 0;
-          b[i] = 1;
-          c[i] = 2;
-        }
+        // Each thread's arrays of its own, first touched from its core, as the memory suite's
+        // threads have theirs.
+        TriadArrays arrays(n);
         for (int sweep = 0; sweep < kSweeps; ++sweep) {
           together.arrive_and_wait();
           starts[t * kSweeps + sweep] = Clock::now();
-          microbench::triad_kernel(a, b, c, 0.5, n);
+          arrays.sweep();
           ends[t * kSweeps + sweep] = Clock::now();
         }
-        read_back[t] = a[n / 2] == 2.0;
+        read_back[t] = arrays.swept();
       } catch (...) {
         // Only the binding and the buffer throw, both before the first sweep: the others go on.
         failures[t] = std::current_exception();
