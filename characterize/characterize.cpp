@@ -291,8 +291,7 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
                  "--budget applies to new runs\n");
     }
   } else {
-    const UsableMemory usable = usable_memory(read_memory_readings(), topology.total_memory_bytes(),
-                                              static_cast<unsigned>(topology.numa_nodes().size()));
+    const UsableMemory usable = usable_memory(topology);
     const Sizing from_hwloc = default_sizing(topology, usable);
     SuiteSelection unsized = selection;
     unsized.memory.common.sizing_file.clear();

@@ -725,12 +725,12 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
       take_probe("after");
       if (const profile::Quantity* q = profile_dram_triad(target)) r.profile_dram_triad = *q;
       if (const profile::Quantity* q = profile_add_latency(target)) r.profile_add_latency = *q;
-      for (const MachineSample& s : r.machine_now) {
-        if (s.threads < 2) continue;
-        if (const profile::Quantity* q = profile_dram_triad(target, s.threads)) {
+      const auto at_once = std::find_if(r.machine_now.begin(), r.machine_now.end(),
+                                        [](const MachineSample& s) { return s.threads > 1; });
+      if (at_once != r.machine_now.end()) {
+        if (const profile::Quantity* q = profile_dram_triad(target, at_once->threads)) {
           r.profile_dram_triad_at_once = *q;
         }
-        break;
       }
       for (std::string& note : drift_notes(target, r.machine_now)) r.notes.push_back(note);
     }

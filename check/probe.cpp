@@ -208,11 +208,7 @@ std::vector<MachineSample> probe_machine(std::uint64_t triad_bytes) {
 
 std::uint64_t memory_available() {
   try {
-    const microbench::Topology topology = microbench::Topology::from_system();
-    return microbench::usable_memory(microbench::read_memory_readings(),
-                                     topology.total_memory_bytes(),
-                                     static_cast<unsigned>(topology.numa_nodes().size()))
-        .bytes;
+    return microbench::usable_memory(microbench::Topology::from_system()).bytes;
   } catch (const Error&) {
     return 0;  // nothing known: probe_bytes keeps to its floor
   }

@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "microbench/topology.hpp"
 
 namespace sonde::microbench {
 namespace {
@@ -267,6 +268,11 @@ UsableMemory usable_memory(const MemoryReadings& readings, std::uint64_t hwloc_n
                    "no bound is known: no MemAvailable or MemTotal in /proc/meminfo, no cgroup "
                    "memory limit and no NUMA memory from hwloc");
   return usable;
+}
+
+UsableMemory usable_memory(const Topology& topology) {
+  return usable_memory(read_memory_readings(), topology.total_memory_bytes(),
+                       static_cast<unsigned>(topology.numa_nodes().size()));
 }
 
 nlohmann::json to_json(const UsableMemory& usable) {

@@ -55,6 +55,10 @@ struct UsableMemory {
 UsableMemory usable_memory(const MemoryReadings& readings, std::uint64_t hwloc_numa_bytes,
                            unsigned numa_nodes = 0);
 
+class Topology;
+// The same for this machine: its /proc and cgroup readings and the topology's NUMA memory.
+UsableMemory usable_memory(const Topology& topology);
+
 // {"bytes": ..., "bound_by": "...", "bounds": ["...", ...]}
 nlohmann::json to_json(const UsableMemory& usable);
 

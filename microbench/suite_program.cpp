@@ -42,12 +42,9 @@ int run_suite_program(const SuiteProgram& suite, int argc, char** argv) {
     // clamped to the memory this process may use.
     const CommonOptions no_options;
     const CommonOptions& common = suite.common != nullptr ? *suite.common : no_options;
-    const Sizing sizing =
-        common.sizing_file.empty()
-            ? default_sizing(topology,
-                             usable_memory(read_memory_readings(), topology.total_memory_bytes(),
-                                           static_cast<unsigned>(topology.numa_nodes().size())))
-            : read_sizing(common.sizing_file);
+    const Sizing sizing = common.sizing_file.empty()
+                              ? default_sizing(topology, usable_memory(topology))
+                              : read_sizing(common.sizing_file);
     if (common.sizing_file.empty() && !suite.quiet && !list_parts) {
       for (const std::string& note : sizing.notes)
         fmt::print(stderr, "{}: note: {}\n", suite.program, note);
