@@ -58,6 +58,8 @@ inline constexpr const char* peak = "peak";                // compute
 inline constexpr const char* kernels = "kernels";          // compute
 inline constexpr const char* pingpong = "pingpong";        // mpi
 inline constexpr const char* collectives = "collectives";  // mpi
+// memory: the random chase on base pages with every core chasing at once (loaded latency)
+inline constexpr const char* latency_loaded = "latency-random-loaded";
 }  // namespace part
 
 // Memory kernels readers tell apart.

@@ -199,6 +199,7 @@ RunRecords read_run_records(std::vector<ResultFile> files) {
         r.pattern = get<std::string>(m, param::pattern);
         r.page_policy = get<std::string>(m, param::page_policy);
         r.working_set_bytes = get<std::uint64_t>(m, param::working_set_bytes);
+        r.threads = get<unsigned>(m, param::threads);
         run.latency.push_back(std::move(r));
       } else if (suite == result_format::suite::contention) {
         if (part == result_format::part::access) {

@@ -36,7 +36,8 @@ struct LatencyRecord : Measurement {
   std::string part;  // "probe" for the probe that sized the run
   std::string pattern;
   std::string page_policy;
-  std::uint64_t working_set_bytes = 0;
+  std::uint64_t working_set_bytes = 0;  // one thread's chain
+  unsigned threads = 1;                 // threads chasing at once, each its own chain
 };
 
 // memory, part column: a walk down the columns of a matrix with rows of several pages, one thread

@@ -193,6 +193,11 @@ MemorySummary summarize_memory(const std::vector<ResultFile>& files) {
                                        .value_or(point.cv->counter("bytes_per_second").value_or(0))
                                  : 0;
       if (kernel == "pointer_chase") {
+        // A level's latency is one thread's; the chase with every core at once (loaded latency)
+        // goes into the profile's random_chase curve, not into the plateau.
+        if (any.params.contains(param::threads) &&
+            param_of<unsigned>(any, param::threads, where) > 1)
+          continue;
         const std::string variant = param_of<std::string>(any, param::pattern, where) + "." +
                                     param_of<std::string>(any, param::page_policy, where);
         const auto seconds = point_value(point, "seconds_per_load");

@@ -373,6 +373,24 @@ void add_memory(const RunRecords& run, profile::Profile& p) {
   std::sort(p.column_walk.begin(), p.column_walk.end(), [](const auto& a, const auto& b) {
     return std::tie(a.threads, a.working_set_bytes) < std::tie(b.threads, b.working_set_bytes);
   });
+  // The random chase on base pages as a curve over the working set, per thread count: a random
+  // access costs what the chase cost at its working set, not its level's plateau median.
+  for (const LatencyRecord& row : run.latency) {
+    if (row.pattern != "random" || row.page_policy != "base" ||
+        row.part == result_format::part::probe) {
+      continue;
+    }
+    p.random_chase.push_back(
+        {row.threads, row.working_set_bytes,
+         measured(
+             row, "s",
+             fmt::format("a dependent load of a random chase over {}, {} thread(s) chasing "
+                         "at once; median of the repetitions; interval: their range",
+                         format_bytes(static_cast<double>(row.working_set_bytes)), row.threads))});
+  }
+  std::sort(p.random_chase.begin(), p.random_chase.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.threads, a.working_set_bytes) < std::tie(b.threads, b.working_set_bytes);
+  });
 }
 
 // --- contention ---
@@ -756,6 +774,7 @@ void flag_noisy(const std::vector<ResultFile>& files, profile::Profile& p) {
     for (auto& [key, q] : level.bandwidth) mark(q);
   }
   for (profile::ColumnWalkPoint& point : p.column_walk) mark(point.seconds);
+  for (profile::RandomChasePoint& point : p.random_chase) mark(point.seconds);
   for (auto& [name, q] : p.overheads.operations) mark(q);
   if (p.point_to_point) {
     for (profile::PointToPointMeasurement& m : p.point_to_point->measurements) mark(m.time);

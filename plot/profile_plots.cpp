@@ -91,9 +91,11 @@ std::vector<std::filesystem::path> latency_plot(const profile::Profile& p, const
                                                 const std::filesystem::path& folder) {
   std::map<std::string, Series> curves;  // by variant
   for (const LatencyRecord& r : run.latency) {
-    const std::string variant = r.part == result_format::part::probe
-                                    ? "the probe that sized the run"
-                                    : r.pattern + ", " + r.page_policy + " pages";
+    const std::string variant =
+        r.part == result_format::part::probe
+            ? "the probe that sized the run"
+            : r.pattern + ", " + r.page_policy + " pages" +
+                  (r.threads > 1 ? fmt::format(", {} threads at once", r.threads) : "");
     curves[variant].emplace_back(static_cast<double>(r.working_set_bytes), r.median * 1e9);
   }
   if (curves.empty()) return {};

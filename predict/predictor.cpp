@@ -115,6 +115,42 @@ Span span(const profile::Quantity& q) {
   return {q.value, std::min(q.interval->low, q.value), std::max(q.interval->high, q.value)};
 }
 
+// A measured curve (x, seconds per load) at x: log-log between the two measured points around
+// it, or the nearest end outside them (and `beyond` names that end's x).
+Span curve_at(std::vector<std::pair<double, const profile::Quantity*>> curve, double x,
+              std::optional<double>& beyond) {
+  std::sort(curve.begin(), curve.end());
+  const double fewest = curve.front().first, most = curve.back().first;
+  if (x <= fewest || x >= most) {
+    const auto& end = x <= fewest ? curve.front() : curve.back();
+    if (x != end.first) beyond = end.first;
+    return span(*end.second);
+  }
+  std::size_t upper = 1;
+  while (curve[upper].first < x) ++upper;
+  const auto& [xa, a] = curve[upper - 1];
+  const auto& [xb, b] = curve[upper];
+  const double t = std::log(x / xa) / std::log(xb / xa);
+  const auto between = [t](double ya, double yb) {
+    return std::exp(std::log(ya) + t * (std::log(yb) - std::log(ya)));
+  };
+  const Span sa = span(*a), sb = span(*b);
+  return {between(sa.value, sb.value), between(sa.low, sb.low), between(sa.high, sb.high)};
+}
+
+// The thread count of a curve measured for several: the most up to `wanted`, else the fewest.
+template <class Point>
+std::uint64_t threads_for(const std::vector<Point>& points, std::uint64_t wanted) {
+  std::uint64_t threads = 0;
+  for (const Point& p : points) {
+    if (p.threads <= wanted) threads = std::max(threads, p.threads);
+  }
+  if (threads > 0) return threads;
+  return std::min_element(points.begin(), points.end(),
+                          [](const auto& a, const auto& b) { return a.threads < b.threads; })
+      ->threads;
+}
+
 // The seconds per load of the profile's column walk with `threads` threads down `rows` rows:
 // log-log between the two measured row counts around it, or the fewest or most measured outside
 // them (and `beyond` says so).
@@ -127,28 +163,39 @@ Span walk_per_load(const std::vector<profile::ColumnWalkPoint>& walks, std::uint
           static_cast<double>(w.working_set_bytes) / static_cast<double>(w.row_bytes), &w.seconds);
     }
   }
-  std::sort(curve.begin(), curve.end());
-  const double fewest = curve.front().first, most = curve.back().first;
-  if (rows <= fewest || rows >= most) {
-    const auto& end = rows <= fewest ? curve.front() : curve.back();
-    if (rows != end.first) {
-      beyond = fmt::format(
-          "its walk down {:.0f} rows lies beyond the column walks measured ({:.0f} to {:.0f} "
-          "rows): the walk down {:.0f} taken as it is",
-          rows, fewest, most, end.first);
-    }
-    return span(*end.second);
+  std::optional<double> end;
+  const Span out = curve_at(curve, rows, end);
+  if (end) {
+    beyond = fmt::format(
+        "its walk down {:.0f} rows lies beyond the column walks measured ({:.0f} to {:.0f} "
+        "rows): the walk down {:.0f} taken as it is",
+        rows, curve.front().first, curve.back().first, *end);
   }
-  std::size_t upper = 1;
-  while (curve[upper].first < rows) ++upper;
-  const auto& [rows_a, a] = curve[upper - 1];
-  const auto& [rows_b, b] = curve[upper];
-  const double x = std::log(rows / rows_a) / std::log(rows_b / rows_a);
-  const auto between = [x](double ya, double yb) {
-    return std::exp(std::log(ya) + x * (std::log(yb) - std::log(ya)));
-  };
-  const Span sa = span(*a), sb = span(*b);
-  return {between(sa.value, sb.value), between(sa.low, sb.low), between(sa.high, sb.high)};
+  return out;
+}
+
+// The seconds per load of the profile's random chase with `threads` threads chasing at once, each
+// over `bytes`: log-log between the two measured working sets around it, or the nearest end outside
+// them (and `beyond` says so).
+Span chase_per_load(const std::vector<profile::RandomChasePoint>& chases, std::uint64_t threads,
+                    double bytes, std::string& beyond) {
+  std::vector<std::pair<double, const profile::Quantity*>> curve;  // working set, s per load
+  for (const profile::RandomChasePoint& c : chases) {
+    if (c.threads == threads) {
+      curve.emplace_back(static_cast<double>(c.working_set_bytes), &c.seconds);
+    }
+  }
+  std::optional<double> end;
+  const Span out = curve_at(curve, bytes, end);
+  if (end) {
+    std::sort(curve.begin(), curve.end());
+    beyond = fmt::format(
+        "its working set of {} lies beyond the random chases measured with {} thread(s) ({} to "
+        "{}): the chase over {} taken as it is",
+        format_bytes(bytes), threads, format_bytes(curve.front().first),
+        format_bytes(curve.back().first), format_bytes(*end));
+  }
+  return out;
 }
 
 // Levels whose name starts with L1 or L2 are private to a core; the others (L3, DRAM) are shared by
@@ -506,16 +553,36 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
     }
   }
 
-  // Dependent random accesses: each waits for the previous, at the level's latency.
+  // Dependent random accesses: each waits for the previous. At what the profile's random chase
+  // cost at this process's working set with as many threads chasing at once as processes share the
+  // node (the chase's time grows within a level as page walks miss more, and with the other cores'
+  // misses); without that curve or a working set, at the level's latency (its plateau median).
   Span random;
+  std::string random_bound;
   if (c.random_accesses) {
-    if (!level->latency) {
-      throw input_error(target_path_, fmt::format("memory.{}.latency: absent; {} gives random "
-                                                  "accesses",
-                                                  level->name, where));
-    }
     const double accesses = value_at(*c.random_accesses, "the random accesses") * share;
-    const Span latency = span(*level->latency);
+    Span latency;
+    if (!target_.random_chase.empty() && working_set) {
+      const std::uint64_t wanted = static_cast<std::uint64_t>(sharers);
+      const std::uint64_t threads = threads_for(target_.random_chase, wanted);
+      if (threads != wanted) {
+        cost.notes.push_back(fmt::format("{}: random chase measured with {} thread(s), not {}",
+                                         c.name, threads, wanted));
+      }
+      std::string beyond;
+      latency = chase_per_load(target_.random_chase, threads, *working_set, beyond);
+      if (!beyond.empty()) cost.notes.push_back(c.name + ": " + beyond);
+      random_bound = fmt::format("random chase over {}, {} chasing (dependent random accesses)",
+                                 format_bytes(*working_set), threads);
+    } else {
+      if (!level->latency) {
+        throw input_error(target_path_, fmt::format("memory.{}.latency: absent; {} gives random "
+                                                    "accesses",
+                                                    level->name, where));
+      }
+      latency = span(*level->latency);
+      random_bound = fmt::format("{} latency (dependent random accesses)", level->name);
+    }
     random = {accesses * latency.value, accesses * latency.low, accesses * latency.high};
   }
 
@@ -532,15 +599,7 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
       throw input_error(target_path_, "column_walk: absent; " + where + " gives column accesses");
     }
     const auto wanted = static_cast<std::uint64_t>(sharers);
-    std::uint64_t threads = 0;
-    for (const profile::ColumnWalkPoint& w : walks) {
-      if (w.threads <= wanted) threads = std::max(threads, w.threads);
-    }
-    if (threads == 0) {  // every walk had more threads than share the node: the fewest
-      threads = std::min_element(walks.begin(), walks.end(), [](const auto& a, const auto& b) {
-                  return a.threads < b.threads;
-                })->threads;
-    }
+    const std::uint64_t threads = threads_for(walks, wanted);
     if (threads != wanted) {
       cost.notes.push_back(fmt::format("{}: column walk measured with {} thread(s), not {}", c.name,
                                        threads, wanted));
@@ -575,7 +634,7 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
     cost.bound = fmt::format("column walk down {:.0f} rows of {} (loads across rows)", column_rows,
                              format_bytes(column_stride));
   } else if (random.value > overlap.value) {
-    cost.bound = fmt::format("{} latency (dependent random accesses)", level->name);
+    cost.bound = random_bound;
   } else {
     cost.bound = memory_bound_wins ? memory_bound : compute_bound;
   }

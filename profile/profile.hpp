@@ -124,6 +124,18 @@ struct ColumnWalkPoint {
   bool operator==(const ColumnWalkPoint&) const = default;
 };
 
+// The dependent random chase on base pages (one load per line, in random order), seconds per load
+// for one of `threads` threads chasing at once, each its own chain over `working_set_bytes`. A
+// level's latency is the median of its plateau; the curve keeps what the plateau hides: in memory
+// the time still grows with the working set as the page walks miss more (the TLB's reach), and it
+// grows again when the node's other cores chase too (loaded latency).
+struct RandomChasePoint {
+  std::uint64_t threads = 1;
+  std::uint64_t working_set_bytes = 0;  // one thread's chain
+  Quantity seconds;                     // s per load
+  bool operator==(const RandomChasePoint&) const = default;
+};
+
 // A bandwidth key "kernel/threads" taken apart: "triad/2" is triad with 2 threads; a key without
 // a thread count (a transcribed "bus") is its own kernel, with 0 threads.
 std::string bandwidth_kernel(const std::string& key);
@@ -289,7 +301,8 @@ struct Profile {
   Provenance provenance;
   Compute compute;
   std::vector<MemoryLevel> memory;
-  std::vector<ColumnWalkPoint> column_walk;  // by threads, then working set
+  std::vector<ColumnWalkPoint> column_walk;    // by threads, then working set
+  std::vector<RandomChasePoint> random_chase;  // by threads, then working set
   std::optional<Contention> contention;
   Overheads overheads;
   std::optional<PointToPoint> point_to_point;

@@ -341,6 +341,32 @@ std::vector<ColumnWalkPoint> read_column_walk(const Reader& r, const YAML::Node&
   return points;
 }
 
+std::vector<RandomChasePoint> read_random_chase(const Reader& r, const YAML::Node& node) {
+  if (!node.IsSequence()) r.fail(node, "random_chase", "expected a list of measured chases");
+  std::vector<RandomChasePoint> points;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const std::string path = fmt::format("random_chase[{}]", i);
+    const std::vector<std::string> keys = {"threads", "working_set_bytes", "seconds"};
+    r.map(node[i], path, keys, keys);
+    RandomChasePoint point;
+    point.threads = r.count(node[i]["threads"], path + ".threads");
+    if (point.threads == 0) r.fail(node[i]["threads"], path + ".threads", "expected 1 or more");
+    point.working_set_bytes = r.count(node[i]["working_set_bytes"], path + ".working_set_bytes");
+    if (point.working_set_bytes == 0) {
+      r.fail(node[i]["working_set_bytes"], path + ".working_set_bytes", "expected 1 or more");
+    }
+    point.seconds = r.quantity(node[i]["seconds"], path + ".seconds", {"s"});
+    // The curve is interpolated log-log: a time of 0 has no logarithm.
+    if (!(point.seconds.value > 0) ||
+        (point.seconds.interval && !(point.seconds.interval->low > 0))) {
+      r.fail(node[i]["seconds"], path + ".seconds",
+             "expected a time > 0 (and an interval above 0)");
+    }
+    points.push_back(point);
+  }
+  return points;
+}
+
 BspParameters read_bsp(const Reader& r, const YAML::Node& node, const std::string& path) {
   r.map(node, path, {"g1_min", "g1_max", "g2_min", "g2_max"},
         {"g1_min", "g1_max", "g2_min", "g2_max"});
@@ -728,7 +754,7 @@ Profile parse_profile(const std::string& text, const std::string& where) {
   if (!root.IsDefined() || root.IsNull()) r.fail(root, "", "empty file; expected a sonde profile");
   r.map(root, "",
         {"schema", "version", "machine", "provenance", "compute", "memory", "column_walk",
-         "contention", "overheads", "point_to_point", "collectives", "not_fitted"},
+         "random_chase", "contention", "overheads", "point_to_point", "collectives", "not_fitted"},
         {"schema", "version", "machine", "provenance"});
   const std::string schema = r.text(root["schema"], "schema");
   if (schema != kSchemaName) {
@@ -746,6 +772,7 @@ Profile parse_profile(const std::string& text, const std::string& where) {
   if (root["compute"]) p.compute = read_compute(r, root["compute"]);
   if (root["memory"]) p.memory = read_memory(r, root["memory"]);
   if (root["column_walk"]) p.column_walk = read_column_walk(r, root["column_walk"]);
+  if (root["random_chase"]) p.random_chase = read_random_chase(r, root["random_chase"]);
   if (root["contention"]) p.contention = read_contention(r, root["contention"]);
   if (root["overheads"]) p.overheads = read_overheads(r, root["overheads"]);
   if (root["point_to_point"]) p.point_to_point = read_point_to_point(r, root["point_to_point"]);
@@ -864,6 +891,17 @@ std::string to_yaml(const Profile& p) {
       out << YAML::BeginMap << YAML::Key << "threads" << YAML::Value << point.threads << YAML::Key
           << "working_set_bytes" << YAML::Value << point.working_set_bytes << YAML::Key
           << "row_bytes" << YAML::Value << point.row_bytes << YAML::Key << "seconds" << YAML::Value;
+      emit_quantity(out, point.seconds);
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
+  if (!p.random_chase.empty()) {
+    out << YAML::Key << "random_chase" << YAML::Value << YAML::BeginSeq;
+    for (const RandomChasePoint& point : p.random_chase) {
+      out << YAML::BeginMap << YAML::Key << "threads" << YAML::Value << point.threads << YAML::Key
+          << "working_set_bytes" << YAML::Value << point.working_set_bytes << YAML::Key << "seconds"
+          << YAML::Value;
       emit_quantity(out, point.seconds);
       out << YAML::EndMap;
     }

@@ -147,6 +147,15 @@ std::string format_profile(const Profile& p) {
            point.seconds);
     }
   }
+  if (!p.random_chase.empty()) {
+    out += "\nRandom chase (a dependent load, one line each, per thread's chain)\n";
+    for (const RandomChasePoint& point : p.random_chase) {
+      line(out,
+           fmt::format("{} thread(s), {}", point.threads,
+                       format_bytes(static_cast<double>(point.working_set_bytes))),
+           point.seconds);
+    }
+  }
 
   if (p.contention) {
     const Contention& k = *p.contention;

@@ -107,7 +107,8 @@ TEST(RunRecords, TheLatencyProbeAloneIsNotTheMemorySuite) {
                                     {param::kernel, "latency_probe"},
                                     {param::pattern, "random"},
                                     {param::page_policy, "base"},
-                                    {param::working_set_bytes, 4096}},
+                                    {param::working_set_bytes, 4096},
+                                    {param::threads, 1}},
                                    "seconds_per_load", 1e-9);
   probe.context["sonde"]["memory_suite"] = {{"parts", {"probe"}}};
   const RunRecords run = read_run_records({probe});

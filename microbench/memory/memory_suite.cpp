@@ -154,6 +154,104 @@ void register_latency(const MemorySuitePlan& plan, const LatencyVariant& variant
   }
 }
 
+// The chase with every core at once: each member of a team, bound to its own core, follows its
+// own random chain over its own buffer. A dependent access then waits behind the other cores'
+// misses at the memory controller (loaded latency), which the one-thread chase never sees.
+// Iterations are longer than the one-thread chase's, so that the team's start and join stay below
+// 2% of even an L1 chase's time.
+constexpr std::size_t kLoadedChaseStepsPerIteration = 1 << 16;
+
+struct LoadedChaseSetup {
+  std::uint64_t bytes = 0;
+  std::vector<unsigned> cores;
+  std::unique_ptr<ThreadTeam> team;
+  std::vector<PageBuffer> buffers;
+  std::vector<const void*> positions;  // where each member's chain stands
+};
+
+LoadedChaseSetup& loaded_chase_setup(std::uint64_t bytes, const std::vector<unsigned>& cores,
+                                     unsigned line_bytes, std::uint64_t seed,
+                                     std::uint64_t warm_lines_cap, const Topology& topology) {
+  static std::unique_ptr<LoadedChaseSetup> cached;
+  if (cached && cached->bytes == bytes && cached->cores == cores) return *cached;
+  cached.reset();  // free the old buffers before mapping the new ones
+  auto setup = std::make_unique<LoadedChaseSetup>();
+  setup->bytes = bytes;
+  setup->cores = cores;
+  setup->team = std::make_unique<ThreadTeam>(topology, cores);
+  const std::size_t members = cores.size();
+  setup->buffers.resize(members);
+  setup->positions.resize(members);
+  // Each member maps and links its own chain (its own seed), so that its pages are first touched on
+  // its core's NUMA node, then walks it once to bring its pages into the TLB and caches.
+  const std::size_t lines = bytes / line_bytes;
+  setup->team->run([&](unsigned member) {
+    setup->buffers[member] = PageBuffer(static_cast<std::size_t>(bytes), PagePolicy::base);
+    const void* start = link_chase(setup->buffers[member].data(), line_bytes,
+                                   chase_visit_order(lines, lines, seed + member));
+    setup->positions[member] = chase(start, std::min<std::uint64_t>(lines, warm_lines_cap));
+  });
+  cached = std::move(setup);
+  return *cached;
+}
+
+void register_loaded_latency(const MemorySuitePlan& plan, unsigned threads,
+                             const std::optional<CoreClock>& clock, const Topology& topology,
+                             ParamRegistry& registry) {
+  const auto& caches = topology.data_caches();
+  const std::uint64_t last_level = caches.empty() ? 0 : caches.back().size_bytes;
+  const std::uint64_t warm_lines_cap = std::max<std::uint64_t>(1, 2 * last_level / plan.line_bytes);
+  const std::vector<unsigned> cores = first_cores(threads);
+  // All chains together stay within the largest buffer the sizing allows.
+  const std::uint64_t allowed = plan.working_sets.empty() ? 0 : plan.working_sets.back();
+  for (std::uint64_t bytes : plan.working_sets) {
+    if (bytes > plan.latency_max_bytes || bytes * threads > allowed) continue;
+    const std::string name =
+        fmt::format("memory.latency.random.base/threads:{}/ws:{}", threads, bytes);
+    const unsigned line = plan.line_bytes;
+    const std::uint64_t seed = plan.seed;
+    const AccessPattern pattern{{{bytes, line, false, true}}, threads, false};
+    const std::optional<Counts> derived = derive_on(topology, pattern);
+    auto run = [=, &topology](benchmark::State& state) {
+      LoadedChaseSetup& setup =
+          loaded_chase_setup(bytes, cores, line, seed, warm_lines_cap, topology);
+      ThreadTeam& team = *setup.team;
+      team.run_benchmark_loop(state, [&](unsigned member) {
+        const void* p = chase(setup.positions[member], kLoadedChaseStepsPerIteration);
+        benchmark::DoNotOptimize(p);
+        setup.positions[member] = p;
+      });
+      for (unsigned member = 0; member < threads; ++member) {
+        const auto* begin = static_cast<const char*>(setup.buffers[member].data());
+        const auto* where = static_cast<const char*>(setup.positions[member]);
+        if (where < begin || where >= begin + bytes) {
+          state.SkipWithError("a member's chase left its working set: the chain is corrupt");
+          return;
+        }
+      }
+      // Per load of one member: every member made the same number of loads in the same time.
+      add_time_per(state, clock, "load", kLoadedChaseStepsPerIteration);
+      record_counts(state, team.counted(), "load",
+                    static_cast<double>(kLoadedChaseStepsPerIteration) * threads, derived);
+    };
+    register_benchmark(registry, name, run,
+                       {{param::suite, "memory"},
+                        {param::part, result_format::part::latency_loaded},
+                        {param::kernel, result_format::kernel::pointer_chase},
+                        {param::pattern, "random"},
+                        {param::page_policy, name_of(PagePolicy::base)},
+                        {"page_bytes", base_page_bytes()},
+                        {param::working_set_bytes, bytes},
+                        {"line_bytes", line},
+                        {param::threads, threads},
+                        {"cores", cores},
+                        {"loads_per_iteration", kLoadedChaseStepsPerIteration},
+                        {"counts", count_sources(pattern)}},
+                       plan.repetitions, plan.min_time_seconds)
+        ->UseManualTime();
+  }
+}
+
 // The coarse probe: one random chase per working set, two an octave, few short repetitions; the
 // fastest repetition is what `sonde characterize` looks at (latency_steps). Its warm-up trip is
 // capped at 2^22 loads: the probe must stay short whatever hwloc claims.
@@ -745,6 +843,8 @@ MemorySuitePlan plan_memory_suite(const MemorySuiteOptions& options, const Topol
 std::vector<std::string> memory_part_names(const MemorySuitePlan& plan) {
   std::vector<std::string> names;
   for (const LatencyVariant& variant : kLatencyVariants) names.push_back(variant.part);
+  if (!plan.thread_counts.empty() && plan.thread_counts.back() > 1)
+    names.push_back(result_format::part::latency_loaded);
   for (unsigned threads : plan.thread_counts) names.push_back(bandwidth_part(threads));
   names.push_back("stride");
   names.push_back(result_format::part::column);
@@ -758,6 +858,9 @@ std::size_t register_memory_suite(const MemorySuitePlan& plan, const Topology& t
   if (selected("probe")) register_probe(plan, clock, registry);
   for (const LatencyVariant& variant : kLatencyVariants) {
     if (selected(variant.part)) register_latency(plan, variant, clock, topology, registry);
+  }
+  if (selected(result_format::part::latency_loaded)) {
+    register_loaded_latency(plan, plan.thread_counts.back(), clock, topology, registry);
   }
   for (unsigned threads : plan.thread_counts) {
     if (selected(bandwidth_part(threads))) register_bandwidth(plan, threads, topology, registry);

@@ -181,6 +181,49 @@ TEST(CostModel, RandomAccessesWaitForTheirLevelsLatency) {
   EXPECT_EQ(l2.costs[0].bound, "L2 latency (dependent random accesses)");
 }
 
+TEST(CostModel, RandomAccessesTakeTheChaseAtTheirWorkingSetWithTheNodesSharers) {
+  // The chase curve: one thread 100 ns over 16 MiB, 400 ns [360 .. 440] over 256 MiB; two
+  // threads at once 120 ns and 500 ns.
+  profile::Profile node = made_up_node();
+  node.random_chase = {{1, 16u << 20, q(100e-9, "s")},
+                       {1, 256u << 20, q(400e-9, "s", 360e-9, 440e-9)},
+                       {2, 16u << 20, q(120e-9, "s")},
+                       {2, 256u << 20, q(500e-9, "s")}};
+  const auto at = [&](const std::string& working_set, double n) {
+    return Predictor(parse_workload("kind,name,random accesses,working set [B],dop\n"
+                                    "component,updates,1e5*n," +
+                                        working_set + ",n\n",
+                                    "model.csv"),
+                     node, "made-up.yaml")
+        .at(n, Scheme::full_overhead);
+  };
+  // 64 MiB lies halfway (log-log) from 16 to 256 MiB: 100 ns x 4^(1/2) = 200 ns, 10^5 of them
+  // 20 ms; the interval from 100 x 3.6^(1/2) = 189.7 ns to 100 x 4.4^(1/2) = 209.8 ns. DRAM's
+  // plateau latency (100 ns) no longer sets it.
+  const Point one = at("67108864", 1);
+  EXPECT_NEAR(one.total, 20e-3, 1e-12);
+  EXPECT_NEAR(one.total_range->low, 1e5 * 100e-9 * std::sqrt(3.6), 1e-12);
+  EXPECT_NEAR(one.total_range->high, 1e5 * 100e-9 * std::sqrt(4.4), 1e-12);
+  EXPECT_EQ(one.costs[0].bound, "random chase over 64 MiB, 1 chasing (dependent random accesses)");
+  // Two processes on the node, each 10^5 accesses: the two-thread chase, sqrt(120 x 500) ns =
+  // 244.9 ns each, 24.49 ms.
+  const Point two = at("67108864", 2);
+  EXPECT_NEAR(two.total, 1e5 * std::sqrt(120e-9 * 500e-9), 1e-12);
+  EXPECT_EQ(two.costs[0].bound, "random chase over 64 MiB, 2 chasing (dependent random accesses)");
+  // Beyond the largest chain measured: its time as it is, and the prediction says so.
+  const Point beyond = at("1073741824", 1);
+  EXPECT_NEAR(beyond.total, 40e-3, 1e-12);
+  ASSERT_EQ(beyond.notes.size(), 1u);
+  EXPECT_NE(beyond.notes[0].find("the chase over 256 MiB taken as it is"), std::string::npos)
+      << beyond.notes[0];
+  // A profile measured with one thread only: two sharers take it, with a note.
+  node.random_chase.resize(2);
+  const Point fewer = at("67108864", 2);
+  EXPECT_NEAR(fewer.total, 20e-3, 1e-12);
+  ASSERT_EQ(fewer.notes.size(), 1u);
+  EXPECT_EQ(fewer.notes[0], "updates: random chase measured with 1 thread(s), not 2");
+}
+
 TEST(CostModel, ColumnAccessesAddTheWalkMeasuredDownAsManyRows) {
   // 10^6 loads down the columns of a 4 MiB matrix of the walk's 16 KiB rows, 256 rows: halfway
   // (log-log) from 64 rows' (1 MiB) 2 ns to 1024 rows' (16 MiB) 8 ns, 2 x 4^(1/2) = 4 ns each,

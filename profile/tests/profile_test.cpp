@@ -60,6 +60,10 @@ Profile full_profile() {
        {std::tuple{1u, 1048576u, 1.5e-9}, {1u, 16777216u, 6e-9}, {2u, 16777216u, 7.5e-9}}) {
     p.column_walk.push_back({threads, bytes, 16384, q(seconds, "s")});
   }
+  for (const auto& [threads, bytes, seconds] :
+       {std::tuple{1u, 33554432u, 1.7e-7}, {1u, 67108864u, 2.0e-7}, {2u, 67108864u, 2.3e-7}}) {
+    p.random_chase.push_back({threads, bytes, q(seconds, "s")});
+  }
   Contention c;
   c.counts = "derived";
   c.banks = 2;
@@ -486,6 +490,21 @@ TEST_F(Malformed, ColumnWalk) {
   ASSERT_NE(good.find("value: 1.5e-09"), std::string::npos) << good;
   expect_rejected(replaced(good, "value: 1.5e-09", "value: 0"),
                   "column_walk[0].seconds: expected a time > 0");
+}
+
+TEST_F(Malformed, RandomChase) {
+  ASSERT_NE(good.find("random_chase:\n  - threads: 1\n"), std::string::npos) << good;
+  expect_rejected(
+      replaced(good, "random_chase:\n  - threads: 1\n", "random_chase:\n  - threads: 0\n"),
+      "random_chase[0].threads: expected 1 or more");
+  expect_rejected(replaced(good, "working_set_bytes: 33554432",
+                           "working_set_bytes: 33554432\n    row_bytes: 64"),
+                  "random_chase[0].row_bytes: unknown key");
+  expect_rejected(replaced(good, "working_set_bytes: 33554432", "working_set_bytes: 0"),
+                  "random_chase[0].working_set_bytes: expected 1 or more");
+  ASSERT_NE(good.find("value: 1.7e-07"), std::string::npos) << good;
+  expect_rejected(replaced(good, "value: 1.7e-07", "value: 0"),
+                  "random_chase[0].seconds: expected a time > 0");
 }
 
 TEST_F(Malformed, WrongTypes) {
