@@ -116,8 +116,8 @@ Span span(const profile::Quantity& q) {
 }
 
 // A measured curve (x, seconds per load) at x: log-log between the two measured points around
-// it, or the nearest end outside them (and `beyond` names that end's x).
-Span curve_at(std::vector<std::pair<double, const profile::Quantity*>> curve, double x,
+// it, or the nearest end outside them (and `beyond` names that end's x). Sorts the curve by x.
+Span curve_at(std::vector<std::pair<double, const profile::Quantity*>>& curve, double x,
               std::optional<double>& beyond) {
   std::sort(curve.begin(), curve.end());
   const double fewest = curve.front().first, most = curve.back().first;
@@ -188,7 +188,6 @@ Span chase_per_load(const std::vector<profile::RandomChasePoint>& chases, std::u
   std::optional<double> end;
   const Span out = curve_at(curve, bytes, end);
   if (end) {
-    std::sort(curve.begin(), curve.end());
     beyond = fmt::format(
         "its working set of {} lies beyond the random chases measured with {} thread(s) ({} to "
         "{}): the chase over {} taken as it is",
