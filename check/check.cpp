@@ -69,15 +69,23 @@ std::string number_text(double value) {
 }
 
 // The lowest or highest of a record's probe samples of one field, those of one core alone or
-// those of several cores at once, as CSV text; "" where there are none.
+// those of several cores at once, as CSV text; "" where there are none (a 0 was not timed).
 std::string now_text(const Record& r, double MachineSample::*field, bool highest,
                      bool at_once = false) {
   std::optional<double> value;
   for (const MachineSample& s : r.machine_now) {
-    if ((s.threads > 1) != at_once) continue;
+    if ((s.threads > 1) != at_once || !(s.*field > 0)) continue;
     value = !value ? s.*field : highest ? std::max(*value, s.*field) : std::min(*value, s.*field);
   }
   return value ? number_text(*value) : std::string();
+}
+
+// The size the probe's random chase ran over, as CSV text; "" where it ran none.
+std::string chase_bytes_text(const Record& r) {
+  for (const MachineSample& s : r.machine_now) {
+    if (s.chase_bytes > 0) return std::to_string(s.chase_bytes);
+  }
+  return "";
 }
 
 // How many cores the probe ran on at once, as CSV text; "" where it did not.
@@ -416,7 +424,11 @@ std::string records_csv(const std::vector<Record>& records) {
                                "dram_triad_at_once_threads",
                                "dram_triad_at_once_now_low_bytes_per_second",
                                "dram_triad_at_once_now_high_bytes_per_second",
-                               "profile_dram_triad_at_once_bytes_per_second"});
+                               "profile_dram_triad_at_once_bytes_per_second",
+                               "dram_chase_bytes",
+                               "dram_chase_now_low_seconds",
+                               "dram_chase_now_high_seconds",
+                               "profile_dram_chase_seconds"});
   for (const Record& r : records) {
     text += csv_line(
         {r.spreadsheet,
@@ -449,7 +461,11 @@ std::string records_csv(const std::vector<Record>& records) {
          at_once_threads_text(r),
          now_text(r, &MachineSample::dram_triad_bytes_per_second, false, true),
          now_text(r, &MachineSample::dram_triad_bytes_per_second, true, true),
-         r.profile_dram_triad_at_once ? number_text(r.profile_dram_triad_at_once->value) : ""});
+         r.profile_dram_triad_at_once ? number_text(r.profile_dram_triad_at_once->value) : "",
+         chase_bytes_text(r),
+         now_text(r, &MachineSample::dram_chase_seconds, false),
+         now_text(r, &MachineSample::dram_chase_seconds, true),
+         r.profile_dram_chase ? number_text(r.profile_dram_chase->value) : ""});
   }
   return text;
 }
@@ -492,7 +508,10 @@ nlohmann::json records_json(const std::vector<Record>& records, bool complete,
              {"when", s.when},
              {"dram_triad_bytes_per_second", s.dram_triad_bytes_per_second},
              {"add_latency_seconds",
-              s.threads > 1 ? nlohmann::json(nullptr) : nlohmann::json(s.add_latency_seconds)}});
+              s.threads > 1 ? nlohmann::json(nullptr) : nlohmann::json(s.add_latency_seconds)},
+             {"dram_chase_seconds",
+              s.chase_bytes > 0 ? nlohmann::json(s.dram_chase_seconds) : nlohmann::json(nullptr)},
+             {"chase_bytes", s.chase_bytes}});
       }
       j["machine_now"] = {
           {"samples", samples},
@@ -502,7 +521,9 @@ nlohmann::json records_json(const std::vector<Record>& records, bool complete,
            r.profile_add_latency ? nlohmann::json(r.profile_add_latency->value) : nullptr},
           {"profile_dram_triad_at_once_bytes_per_second",
            r.profile_dram_triad_at_once ? nlohmann::json(r.profile_dram_triad_at_once->value)
-                                        : nullptr}};
+                                        : nullptr},
+          {"profile_dram_chase_seconds",
+           r.profile_dram_chase ? nlohmann::json(r.profile_dram_chase->value) : nullptr}};
     }
     list.push_back(j);
     sum += r.error_ratio;
@@ -628,7 +649,11 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
     ensure_writable_folder(folder.empty() ? fs::path(".") : folder);
   }
 
-  const std::uint64_t triad_bytes = probe ? probe_bytes(target, memory_available()) : 0;
+  ProbeSizes probe_sizes;
+  if (probe) {
+    const std::uint64_t memory = memory_available();
+    probe_sizes = {probe_bytes(target, memory), probe_chase_bytes(target, memory)};
+  }
   std::vector<Record> done;
   const auto write = [&](bool complete, const std::string& error) {
     if (!o.csv.empty()) write_file_atomically(o.csv, records_csv(done));
@@ -666,7 +691,7 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
     const auto take_probe = [&](const char* when) {
       std::vector<MachineSample> samples;
       try {
-        samples = probe(triad_bytes);
+        samples = probe(probe_sizes);
       } catch (const std::exception& e) {
         const std::string note =
             fmt::format("machine {} the runs: not probed ({})", when, e.what());
@@ -674,7 +699,7 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
         r.notes.push_back(note);
         return;
       }
-      std::vector<std::string> triads, adds;
+      std::vector<std::string> triads, adds, chases;
       std::string at_once;
       for (MachineSample& s : samples) {
         s.when = when;
@@ -685,11 +710,19 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
           triads.push_back(
               fmt::format("core {} {:.1f} GB/s", s.core, s.dram_triad_bytes_per_second / 1e9));
           adds.push_back(fmt::format("core {} {:.3g} ns", s.core, s.add_latency_seconds * 1e9));
+          if (s.chase_bytes > 0) {
+            chases.push_back(fmt::format("core {} {:.3g} ns", s.core, s.dram_chase_seconds * 1e9));
+          }
         }
         r.machine_now.push_back(std::move(s));
       }
-      log << fmt::format("sonde check: machine {}: DRAM triad (1 thread) {}{}; add latency {}\n",
-                         when, fmt::join(triads, ", "), at_once, fmt::join(adds, ", "));
+      log << fmt::format(
+          "sonde check: machine {}: DRAM triad (1 thread) {}{}; add latency {}{}\n", when,
+          fmt::join(triads, ", "), at_once, fmt::join(adds, ", "),
+          chases.empty() ? std::string()
+                         : fmt::format("; chase over {} {}",
+                                       format_bytes(static_cast<double>(probe_sizes.chase_bytes)),
+                                       fmt::join(chases, ", ")));
     };
     if (probe) take_probe("before");
     const RunOutput run = runner(r.command);
@@ -725,6 +758,13 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
       take_probe("after");
       if (const profile::Quantity* q = profile_dram_triad(target)) r.profile_dram_triad = *q;
       if (const profile::Quantity* q = profile_add_latency(target)) r.profile_add_latency = *q;
+      for (const MachineSample& s : r.machine_now) {
+        if (s.chase_bytes == 0) continue;
+        if (const profile::Quantity* q = profile_dram_chase(target, s.chase_bytes)) {
+          r.profile_dram_chase = *q;
+        }
+        break;
+      }
       const auto at_once = std::find_if(r.machine_now.begin(), r.machine_now.end(),
                                         [](const MachineSample& s) { return s.threads > 1; });
       if (at_once != r.machine_now.end()) {

@@ -123,6 +123,8 @@ struct Record {
   std::optional<profile::Quantity> profile_add_latency;
   // triad/k of the profile, k the cores the probe ran on at once (the samples with threads k)
   std::optional<profile::Quantity> profile_dram_triad_at_once;
+  // the profile's one-thread random chase at the size the probe chased
+  std::optional<profile::Quantity> profile_dram_chase;
 };
 
 // E and the interval's verdict for a measured median against a prediction.

@@ -13,6 +13,7 @@
 
 #include "check/check.hpp"
 #include "core/error.hpp"
+#include "core/units.hpp"
 #include "microbench/compute/compute_kernels.hpp"
 #include "microbench/memory/memory_kernels.hpp"
 #include "microbench/memory_limits.hpp"
@@ -95,10 +96,10 @@ class TriadArrays {
 
 }  // namespace
 
-MachineSample probe_core(std::uint64_t triad_bytes) {
+MachineSample probe_core(const ProbeSizes& sizes) {
   MachineSample sample;
   // Five sweeps; the median sweep's rate.
-  const std::size_t n = std::max<std::uint64_t>(triad_bytes / 24, 1024);
+  const std::size_t n = std::max<std::uint64_t>(sizes.triad_bytes / 24, 1024);
   TriadArrays arrays(n);
   std::vector<double> rates;
   for (int sweep = 0; sweep < 5; ++sweep) {
@@ -122,6 +123,32 @@ MachineSample probe_core(std::uint64_t triad_bytes) {
                         static_cast<double>(steps));
   }
   sample.add_latency_seconds = std::isfinite(sink) ? summarize(std::move(latencies)).median : 0.0;
+
+  // The random chase: one cycle through every line of the buffer in random order, as the memory
+  // suite links it; 2^16 loads to bring its pages back into the TLB, then five runs of 2^16.
+  constexpr unsigned kLine = 64;
+  constexpr std::size_t kChaseSteps = 1u << 16;
+  if (sizes.chase_bytes >= 2 * kLine) {
+    const std::size_t lines = sizes.chase_bytes / kLine;
+    microbench::PageBuffer buffer(lines * kLine, microbench::PagePolicy::base);
+    const void* p = microbench::link_chase(buffer.data(), kLine,
+                                           microbench::chase_visit_order(lines, lines, 1));
+    p = microbench::chase(p, kChaseSteps);
+    std::vector<double> loads;
+    for (int run = 0; run < 5; ++run) {
+      const auto start = Clock::now();
+      p = microbench::chase(p, kChaseSteps);
+      loads.push_back(std::chrono::duration<double>(Clock::now() - start).count() /
+                      static_cast<double>(kChaseSteps));
+    }
+    // The chain ends inside its buffer, or it was not the chase that was timed.
+    const auto* begin = static_cast<const char*>(buffer.data());
+    const auto* where = static_cast<const char*>(p);
+    if (where >= begin && where < begin + lines * kLine) {
+      sample.dram_chase_seconds = summarize(std::move(loads)).median;
+      sample.chase_bytes = lines * kLine;
+    }
+  }
   return sample;
 }
 
@@ -178,7 +205,7 @@ MachineSample probe_cores_at_once(const std::vector<unsigned>& cores, std::uint6
   return sample;
 }
 
-std::vector<MachineSample> probe_machine(std::uint64_t triad_bytes) {
+std::vector<MachineSample> probe_machine(const ProbeSizes& sizes) {
   const microbench::Topology topology = microbench::Topology::from_system();
   const unsigned cores = std::max(1u, topology.cores());
   const unsigned probed = std::min(cores, kCoresProbed);
@@ -192,7 +219,7 @@ std::vector<MachineSample> probe_machine(std::uint64_t triad_bytes) {
     std::thread probe([&] {
       try {
         topology.bind_current_thread_to_core(core);
-        sample = probe_core(triad_bytes);
+        sample = probe_core(sizes);
       } catch (...) {
         failure = std::current_exception();
       }
@@ -202,7 +229,9 @@ std::vector<MachineSample> probe_machine(std::uint64_t triad_bytes) {
     sample.core = core;
     samples.push_back(sample);
   }
-  if (probed_cores.size() > 1) samples.push_back(probe_cores_at_once(probed_cores, triad_bytes));
+  if (probed_cores.size() > 1) {
+    samples.push_back(probe_cores_at_once(probed_cores, sizes.triad_bytes));
+  }
   return samples;
 }
 
@@ -227,6 +256,22 @@ std::uint64_t probe_bytes(const profile::Profile& target, std::uint64_t memory_b
   // Never more than an eighth of the memory available, nor less than 24 MiB.
   const double room = std::max(static_cast<double>(memory_bytes) / 8, 24.0 * (1 << 20));
   return static_cast<std::uint64_t>(std::min(wanted, room));
+}
+
+std::uint64_t probe_chase_bytes(const profile::Profile& target, std::uint64_t memory_bytes) {
+  std::uint64_t largest = 0;
+  for (const profile::RandomChasePoint& point : target.random_chase) {
+    if (point.threads == 1) largest = std::max(largest, point.working_set_bytes);
+  }
+  if (memory_bytes > 0) largest = std::min(largest, memory_bytes / 8);
+  return largest;
+}
+
+const profile::Quantity* profile_dram_chase(const profile::Profile& target, std::uint64_t bytes) {
+  for (const profile::RandomChasePoint& point : target.random_chase) {
+    if (point.threads == 1 && point.working_set_bytes == bytes) return &point.seconds;
+  }
+  return nullptr;
 }
 
 const profile::Quantity* profile_dram_triad(const profile::Profile& target, unsigned threads) {
@@ -261,6 +306,19 @@ std::vector<std::string> drift_notes(const profile::Profile& target,
       "add latency", profile_add_latency(target), alone,
       [](const MachineSample& s) { return s.add_latency_seconds; }, time_text, false);
   if (!add.empty()) notes.push_back(add);
+  // The chase, against the profile's chase at the size the samples chased.
+  std::vector<MachineSample> chased;
+  for (const MachineSample& s : alone) {
+    if (s.chase_bytes > 0) chased.push_back(s);
+  }
+  if (!chased.empty()) {
+    const std::uint64_t bytes = chased.front().chase_bytes;
+    const std::string chase = outside(
+        fmt::format("DRAM chase over {}", format_bytes(static_cast<double>(bytes))),
+        profile_dram_chase(target, bytes), chased,
+        [](const MachineSample& s) { return s.dram_chase_seconds; }, time_text, false);
+    if (!chase.empty()) notes.push_back(chase);
+  }
   return notes;
 }
 

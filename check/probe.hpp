@@ -29,11 +29,24 @@ struct MachineSample {
   std::string when;                        // "before" or "after" the runs
   double dram_triad_bytes_per_second = 0;  // all threads together, STREAM's count (24 B an element)
   double add_latency_seconds = 0;          // one step of a dependent chain of adds; 0: not timed
+  // A dependent load of a random chase (one line each, base pages) over chase_bytes, as the memory
+  // suite's; 0: not timed (one core alone only). Memory latency drifts as bandwidth does: a
+  // program of random updates took 170 and 228 ns an update on one guest within an hour.
+  double dram_chase_seconds = 0;
+  std::uint64_t chase_bytes = 0;
+};
+
+// How large the probe's buffers are: the triad's three arrays together, and the random chase's
+// (0: no chase).
+struct ProbeSizes {
+  std::uint64_t triad_bytes = 0;
+  std::uint64_t chase_bytes = 0;
 };
 
 // Probes one core (the calling thread, as it is bound), the triad over three arrays of
-// `triad_bytes` together: about a quarter of a second at 30 GB/s and 192 MiB.
-MachineSample probe_core(std::uint64_t triad_bytes);
+// `triad_bytes` together (about a quarter of a second at 30 GB/s and 192 MiB), the add chain, and
+// with chase_bytes a random chase over them (five runs of 2^16 loads, about 60 ms in DRAM).
+MachineSample probe_core(const ProbeSizes& sizes);
 
 // The triad on several cores at once, a thread bound to each, the `triad_bytes` shared among
 // them: the rate of all together over five sweeps that start together (each sweep's time from the
@@ -43,16 +56,25 @@ MachineSample probe_cores_at_once(const std::vector<unsigned>& cores, std::uint6
 // Probes the machine: each of up to 8 cores spread over it (all of them on a machine of 8 or
 // fewer), one after another, from a thread bound to it, then (with two or more) all of them at
 // once; the calling thread stays where it is.
-std::vector<MachineSample> probe_machine(std::uint64_t triad_bytes);
+std::vector<MachineSample> probe_machine(const ProbeSizes& sizes);
 
 // How the probe is taken: probe_machine, or a stand-in in tests.
-using Probe = std::function<std::vector<MachineSample>(std::uint64_t triad_bytes)>;
+using Probe = std::function<std::vector<MachineSample>(const ProbeSizes& sizes)>;
 
 // The triad's size (its three arrays together) for a profile: 8 times the largest capacity its
 // cache levels showed (the capacity the latency curve detected, or as reported where none was
 // detected), at least 192 MiB (STREAM's rule of 4 times the caches, on machines with small ones)
 // and at most 2 GiB, and never more than an eighth of `memory_bytes` (memory_available()).
 std::uint64_t probe_bytes(const profile::Profile& target, std::uint64_t memory_bytes);
+
+// The random chase's size for a profile: the largest working set of its one-thread random chase
+// (the profile's random_chase), never more than an eighth of `memory_bytes` where that is known;
+// 0 where the profile has no chase curve.
+std::uint64_t probe_chase_bytes(const profile::Profile& target, std::uint64_t memory_bytes);
+
+// What the profile's one-thread random chase says at `bytes`: the point measured there; null where
+// it measured none.
+const profile::Quantity* profile_dram_chase(const profile::Profile& target, std::uint64_t bytes);
 
 // The memory this process may use, as `sonde characterize` sizes its runs by it (MemAvailable,
 // the cgroup's limit, hwloc's NUMA memory: the smallest); 0 where none is known.
@@ -68,8 +90,9 @@ const profile::Quantity* profile_add_latency(const profile::Profile& target);
 // now: DRAM triad (1 thread) 39.0 GB/s .. 41.0 GB/s, the profile's 27.1 GB/s [25.4 GB/s .. 31.6
 // GB/s]: 1.48 times as fast on average". The samples of k cores at once are set against the
 // profile's triad/k the same way ("DRAM triad (2 threads at once)"); the add latency against the
-// one-core samples. None where the profile lacks it, no sample was taken, or a sample is no
-// positive number.
+// one-core samples, and so is the random chase against the profile's at its size ("DRAM chase over
+// 64 MiB"). None where the profile lacks it, no sample was taken, or a sample is no positive
+// number.
 std::vector<std::string> drift_notes(const profile::Profile& target,
                                      const std::vector<MachineSample>& samples);
 

@@ -299,6 +299,35 @@ TEST(CheckProbe, NotesWhereTheMachineNowLeavesTheProfilesInterval) {
   EXPECT_TRUE(drift_notes(profile::Profile{}, {sample(39e9, 0.625e-9)}).empty());
 }
 
+TEST(CheckProbe, TheChaseIsSetAgainstTheProfilesChaseAtItsSize) {
+  profile::Profile p = probed_profile();
+  profile::Quantity at_64 = quantity(180e-9, "s");
+  at_64.interval = profile::Interval{175e-9, 185e-9, 1};
+  p.random_chase = {{1, 32u << 20, quantity(160e-9, "s")},
+                    {1, 64u << 20, at_64},
+                    {2, 128u << 20, quantity(250e-9, "s")}};
+  // The largest one-thread chain (the two-thread one is no size for one core), within an eighth
+  // of the memory.
+  EXPECT_EQ(probe_chase_bytes(p, 64ull << 30), 64u << 20);
+  EXPECT_EQ(probe_chase_bytes(p, 256u << 20), 32u << 20);
+  EXPECT_EQ(probe_chase_bytes(probed_profile(), 64ull << 30), 0u);  // no curve: no chase
+  ASSERT_NE(profile_dram_chase(p, 64u << 20), nullptr);
+  EXPECT_EQ(profile_dram_chase(p, 48u << 20), nullptr);
+  const auto chased = [](double seconds, unsigned core) {
+    MachineSample s = sample(30e9, 0.5e-9, core);
+    s.dram_chase_seconds = seconds;
+    s.chase_bytes = 64u << 20;
+    return s;
+  };
+  // 216 and 234 ns against 180 [175 .. 185]: 180 / 225 = 0.80 times as fast on average.
+  const std::vector<std::string> notes = drift_notes(p, {chased(216e-9, 0), chased(234e-9, 1)});
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0],
+            "machine now: DRAM chase over 64 MiB 216 ns .. 234 ns, the profile's 180 ns [175 ns .. "
+            "185 ns]: 0.80 times as fast on average");
+  EXPECT_TRUE(drift_notes(p, {chased(182e-9, 0), chased(178e-9, 1)}).empty());
+}
+
 TEST(CheckProbe, TheTriadIsEightTimesTheLargestCacheSeenWithinBounds) {
   profile::Profile p = probed_profile();
   // 8 x the 32 MiB the latency curve detected (not the 512 MiB claimed).
@@ -312,7 +341,7 @@ TEST(CheckProbe, TheTriadIsEightTimesTheLargestCacheSeenWithinBounds) {
 
 TEST(CheckProbe, TheRealProbeGivesARateAndALatency) {
   // Tiny, so that it is quick: what it measures is not checked, only that it measures.
-  const std::vector<MachineSample> samples = probe_machine(1u << 20);
+  const std::vector<MachineSample> samples = probe_machine({1u << 20, 1u << 20});
   ASSERT_FALSE(samples.empty());
   const MachineSample& s = samples.front();
   EXPECT_EQ(s.threads, 1u);
@@ -320,6 +349,9 @@ TEST(CheckProbe, TheRealProbeGivesARateAndALatency) {
   EXPECT_GT(s.dram_triad_bytes_per_second, 0);
   EXPECT_TRUE(std::isfinite(s.add_latency_seconds));
   EXPECT_GT(s.add_latency_seconds, 0);
+  EXPECT_EQ(s.chase_bytes, 1u << 20);
+  EXPECT_TRUE(std::isfinite(s.dram_chase_seconds));
+  EXPECT_GT(s.dram_chase_seconds, 0);
   // With two cores or more, the last sample is all of them at once.
   if (samples.size() > 1) {
     const MachineSample& all = samples.back();
@@ -344,8 +376,8 @@ TEST(CheckCommand, TheMachineIsProbedBeforeAndAfterEachPoint) {
     return printing({0.5});
   };
   // Far faster than any profile: every point gets a note on each.
-  const Probe probe = [&](std::uint64_t bytes) {
-    order.push_back("probe " + std::to_string(bytes));
+  const Probe probe = [&](const ProbeSizes& sizes) {
+    order.push_back("probe " + std::to_string(sizes.triad_bytes));
     return std::vector<MachineSample>{sample(1e15, 1e-15, 0), sample(1e15, 1e-15, 1),
                                       at_once(3e15, 2)};
   };
@@ -388,7 +420,7 @@ TEST(CheckCommand, TheMachineIsProbedBeforeAndAfterEachPoint) {
       << log.str();
 
   // A probe that fails is noted, and the check goes on.
-  const Probe failing = [](std::uint64_t) -> std::vector<MachineSample> {
+  const Probe failing = [](const ProbeSizes&) -> std::vector<MachineSample> {
     throw std::runtime_error("no memory for the triad");
   };
   CheckOptions failed = tiny(scratch("probe-fails"));
