@@ -312,6 +312,23 @@ std::vector<MemoryLevel> read_memory(const Reader& r, const YAML::Node& node) {
   return levels;
 }
 
+// A whole number of 1 or more at `key` of a curve's point.
+std::uint64_t positive_count(const Reader& r, const YAML::Node& point, const std::string& path,
+                             const char* key) {
+  const std::uint64_t value = r.count(point[key], path + "." + key);
+  if (value == 0) r.fail(point[key], path + "." + key, "expected 1 or more");
+  return value;
+}
+
+// A curve's time per load: interpolated log-log, so a time of 0 has no logarithm.
+Quantity positive_seconds(const Reader& r, const YAML::Node& point, const std::string& path) {
+  Quantity seconds = r.quantity(point["seconds"], path + ".seconds", {"s"});
+  if (!(seconds.value > 0) || (seconds.interval && !(seconds.interval->low > 0))) {
+    r.fail(point["seconds"], path + ".seconds", "expected a time > 0 (and an interval above 0)");
+  }
+  return seconds;
+}
+
 std::vector<ColumnWalkPoint> read_column_walk(const Reader& r, const YAML::Node& node) {
   if (!node.IsSequence()) r.fail(node, "column_walk", "expected a list of measured walks");
   std::vector<ColumnWalkPoint> points;
@@ -319,24 +336,10 @@ std::vector<ColumnWalkPoint> read_column_walk(const Reader& r, const YAML::Node&
     const std::string path = fmt::format("column_walk[{}]", i);
     const std::vector<std::string> keys = {"threads", "working_set_bytes", "row_bytes", "seconds"};
     r.map(node[i], path, keys, keys);
-    ColumnWalkPoint point;
-    point.threads = r.count(node[i]["threads"], path + ".threads");
-    if (point.threads == 0) r.fail(node[i]["threads"], path + ".threads", "expected 1 or more");
-    point.working_set_bytes = r.count(node[i]["working_set_bytes"], path + ".working_set_bytes");
-    if (point.working_set_bytes == 0) {
-      r.fail(node[i]["working_set_bytes"], path + ".working_set_bytes", "expected 1 or more");
-    }
-    point.row_bytes = r.count(node[i]["row_bytes"], path + ".row_bytes");
-    if (point.row_bytes == 0)
-      r.fail(node[i]["row_bytes"], path + ".row_bytes", "expected 1 or more");
-    point.seconds = r.quantity(node[i]["seconds"], path + ".seconds", {"s"});
-    // The walk is interpolated log-log: a time of 0 has no logarithm.
-    if (!(point.seconds.value > 0) ||
-        (point.seconds.interval && !(point.seconds.interval->low > 0))) {
-      r.fail(node[i]["seconds"], path + ".seconds",
-             "expected a time > 0 (and an interval above 0)");
-    }
-    points.push_back(point);
+    points.push_back({positive_count(r, node[i], path, "threads"),
+                      positive_count(r, node[i], path, "working_set_bytes"),
+                      positive_count(r, node[i], path, "row_bytes"),
+                      positive_seconds(r, node[i], path)});
   }
   return points;
 }
@@ -348,21 +351,9 @@ std::vector<RandomChasePoint> read_random_chase(const Reader& r, const YAML::Nod
     const std::string path = fmt::format("random_chase[{}]", i);
     const std::vector<std::string> keys = {"threads", "working_set_bytes", "seconds"};
     r.map(node[i], path, keys, keys);
-    RandomChasePoint point;
-    point.threads = r.count(node[i]["threads"], path + ".threads");
-    if (point.threads == 0) r.fail(node[i]["threads"], path + ".threads", "expected 1 or more");
-    point.working_set_bytes = r.count(node[i]["working_set_bytes"], path + ".working_set_bytes");
-    if (point.working_set_bytes == 0) {
-      r.fail(node[i]["working_set_bytes"], path + ".working_set_bytes", "expected 1 or more");
-    }
-    point.seconds = r.quantity(node[i]["seconds"], path + ".seconds", {"s"});
-    // The curve is interpolated log-log: a time of 0 has no logarithm.
-    if (!(point.seconds.value > 0) ||
-        (point.seconds.interval && !(point.seconds.interval->low > 0))) {
-      r.fail(node[i]["seconds"], path + ".seconds",
-             "expected a time > 0 (and an interval above 0)");
-    }
-    points.push_back(point);
+    points.push_back({positive_count(r, node[i], path, "threads"),
+                      positive_count(r, node[i], path, "working_set_bytes"),
+                      positive_seconds(r, node[i], path)});
   }
   return points;
 }
