@@ -652,7 +652,8 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
   ProbeSizes probe_sizes;
   if (probe) {
     const std::uint64_t memory = memory_available();
-    probe_sizes = {probe_bytes(target, memory), probe_chase_bytes(target, memory)};
+    probe_sizes = {probe_bytes(target, memory), probe_chase_bytes(target, memory),
+                   probe_line_bytes(target)};
   }
   std::vector<Record> done;
   const auto write = [&](bool complete, const std::string& error) {

@@ -126,13 +126,13 @@ MachineSample probe_core(const ProbeSizes& sizes) {
 
   // The random chase: one cycle through every line of the buffer in random order, as the memory
   // suite links it; 2^16 loads to bring its pages back into the TLB, then five runs of 2^16.
-  constexpr unsigned kLine = 64;
   constexpr std::size_t kChaseSteps = 1u << 16;
-  if (sizes.chase_bytes >= 2 * kLine) {
-    const std::size_t lines = sizes.chase_bytes / kLine;
-    microbench::PageBuffer buffer(lines * kLine, microbench::PagePolicy::base);
-    const void* p = microbench::link_chase(buffer.data(), kLine,
-                                           microbench::chase_visit_order(lines, lines, 1));
+  const unsigned line = std::max(8u, sizes.line_bytes);
+  if (sizes.chase_bytes >= 2 * line) {
+    const std::size_t lines = sizes.chase_bytes / line;
+    microbench::PageBuffer buffer(lines * line, microbench::PagePolicy::base);
+    const void* p =
+        microbench::link_chase(buffer.data(), line, microbench::chase_visit_order(lines, lines, 1));
     p = microbench::chase(p, kChaseSteps);
     std::vector<double> loads;
     for (int run = 0; run < 5; ++run) {
@@ -144,9 +144,9 @@ MachineSample probe_core(const ProbeSizes& sizes) {
     // The chain ends inside its buffer, or it was not the chase that was timed.
     const auto* begin = static_cast<const char*>(buffer.data());
     const auto* where = static_cast<const char*>(p);
-    if (where >= begin && where < begin + lines * kLine) {
+    if (where >= begin && where < begin + lines * line) {
       sample.dram_chase_seconds = summarize(std::move(loads)).median;
-      sample.chase_bytes = lines * kLine;
+      sample.chase_bytes = lines * line;
     }
   }
   return sample;
@@ -259,12 +259,21 @@ std::uint64_t probe_bytes(const profile::Profile& target, std::uint64_t memory_b
 }
 
 std::uint64_t probe_chase_bytes(const profile::Profile& target, std::uint64_t memory_bytes) {
+  // A size the profile measured, so that there is a figure to set the probe against.
   std::uint64_t largest = 0;
   for (const profile::RandomChasePoint& point : target.random_chase) {
-    if (point.threads == 1) largest = std::max(largest, point.working_set_bytes);
+    if (point.threads == 1 && (memory_bytes == 0 || point.working_set_bytes <= memory_bytes / 8)) {
+      largest = std::max(largest, point.working_set_bytes);
+    }
   }
-  if (memory_bytes > 0) largest = std::min(largest, memory_bytes / 8);
   return largest;
+}
+
+unsigned probe_line_bytes(const profile::Profile& target) {
+  if (!target.memory.empty() && target.memory.front().line_bytes) {
+    return static_cast<unsigned>(*target.memory.front().line_bytes);
+  }
+  return 64;
 }
 
 const profile::Quantity* profile_dram_chase(const profile::Profile& target, std::uint64_t bytes) {
@@ -314,7 +323,7 @@ std::vector<std::string> drift_notes(const profile::Profile& target,
   if (!chased.empty()) {
     const std::uint64_t bytes = chased.front().chase_bytes;
     const std::string chase = outside(
-        fmt::format("DRAM chase over {}", format_bytes(static_cast<double>(bytes))),
+        fmt::format("random chase over {}", format_bytes(static_cast<double>(bytes))),
         profile_dram_chase(target, bytes), chased,
         [](const MachineSample& s) { return s.dram_chase_seconds; }, time_text, false);
     if (!chase.empty()) notes.push_back(chase);

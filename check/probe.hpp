@@ -41,6 +41,7 @@ struct MachineSample {
 struct ProbeSizes {
   std::uint64_t triad_bytes = 0;
   std::uint64_t chase_bytes = 0;
+  unsigned line_bytes = 64;  // the chase's step: one load a line, as the memory suite's
 };
 
 // Probes one core (the calling thread, as it is bound), the triad over three arrays of
@@ -67,10 +68,12 @@ using Probe = std::function<std::vector<MachineSample>(const ProbeSizes& sizes)>
 // and at most 2 GiB, and never more than an eighth of `memory_bytes` (memory_available()).
 std::uint64_t probe_bytes(const profile::Profile& target, std::uint64_t memory_bytes);
 
-// The random chase's size for a profile: the largest working set of its one-thread random chase
-// (the profile's random_chase), never more than an eighth of `memory_bytes` where that is known;
-// 0 where the profile has no chase curve.
+// The random chase's size for a profile: the largest working set its one-thread random chase
+// measured (the profile's random_chase) of those within an eighth of `memory_bytes` (where that is
+// known); 0 where there is none.
 std::uint64_t probe_chase_bytes(const profile::Profile& target, std::uint64_t memory_bytes);
+// The chase's step: the profile's first level's line, else 64 B.
+unsigned probe_line_bytes(const profile::Profile& target);
 
 // What the profile's one-thread random chase says at `bytes`: the point measured there; null where
 // it measured none.
@@ -90,8 +93,8 @@ const profile::Quantity* profile_add_latency(const profile::Profile& target);
 // now: DRAM triad (1 thread) 39.0 GB/s .. 41.0 GB/s, the profile's 27.1 GB/s [25.4 GB/s .. 31.6
 // GB/s]: 1.48 times as fast on average". The samples of k cores at once are set against the
 // profile's triad/k the same way ("DRAM triad (2 threads at once)"); the add latency against the
-// one-core samples, and so is the random chase against the profile's at its size ("DRAM chase over
-// 64 MiB"). None where the profile lacks it, no sample was taken, or a sample is no positive
+// one-core samples, and so is the random chase against the profile's at its size ("random chase
+// over 64 MiB"). None where the profile lacks it, no sample was taken, or a sample is no positive
 // number.
 std::vector<std::string> drift_notes(const profile::Profile& target,
                                      const std::vector<MachineSample>& samples);

@@ -259,14 +259,19 @@ void add_compute(const RunRecords& run, profile::Profile& p) {
 
 // --- memory ---
 
+// The sweep's dependent random chase on base pages (the coarse probe ran first to size the run;
+// the sweep is what the fit reads), with any number of threads chasing at once.
+bool random_base_chase(const LatencyRecord& row) {
+  return row.pattern == "random" && row.page_policy == "base" &&
+         row.part != result_format::part::probe;
+}
+
 void add_memory(const RunRecords& run, profile::Profile& p) {
   const MemorySummary summary = summarize_memory(run.files);
-  // The latency curve of the dependent random chase on base pages.
+  // The latency curve of one thread's chase, where the levels' capacities are detected.
   std::vector<std::pair<double, double>> curve;
   for (const LatencyRecord& row : run.latency) {
-    // The coarse probe ran first to size the run; the sweep is what the fit reads.
-    if (row.pattern == "random" && row.page_policy == "base" &&
-        row.part != result_format::part::probe) {
+    if (random_base_chase(row) && row.threads == 1) {
       curve.emplace_back(static_cast<double>(row.working_set_bytes), row.median);
     }
   }
@@ -376,10 +381,7 @@ void add_memory(const RunRecords& run, profile::Profile& p) {
   // The random chase on base pages as a curve over the working set, per thread count: a random
   // access costs what the chase cost at its working set, not its level's plateau median.
   for (const LatencyRecord& row : run.latency) {
-    if (row.pattern != "random" || row.page_policy != "base" ||
-        row.part == result_format::part::probe) {
-      continue;
-    }
+    if (!random_base_chase(row)) continue;
     p.random_chase.push_back(
         {row.threads, row.working_set_bytes,
          measured(

@@ -66,6 +66,12 @@ void check_profile(const Profile& p) {
                      "column_walk: {} thread(s), {} B, {} s accepted", point.threads,
                      point.working_set_bytes, point.seconds.value);
   }
+  for (const RandomChasePoint& point : p.random_chase) {
+    check_quantity(point.seconds, "random_chase[].seconds");
+    SONDE_FUZZ_CHECK(point.threads >= 1 && point.working_set_bytes > 0 && point.seconds.value > 0,
+                     "random_chase: {} thread(s), {} B, {} s accepted", point.threads,
+                     point.working_set_bytes, point.seconds.value);
+  }
   if (p.contention) {
     for (const auto* bsp : {&p.contention->qsm, &p.contention->ebsp, &p.contention->dxbsp}) {
       if (!*bsp) continue;

@@ -310,6 +310,13 @@ TEST(CheckProbe, TheChaseIsSetAgainstTheProfilesChaseAtItsSize) {
   // of the memory.
   EXPECT_EQ(probe_chase_bytes(p, 64ull << 30), 64u << 20);
   EXPECT_EQ(probe_chase_bytes(p, 256u << 20), 32u << 20);
+  // An eighth of 400 MiB (50 MiB) falls between the points: the largest measured below it.
+  EXPECT_EQ(probe_chase_bytes(p, 400u << 20), 32u << 20);
+  EXPECT_EQ(probe_chase_bytes(p, 128u << 20), 0u);  // none measured within 16 MiB
+  EXPECT_EQ(probe_chase_bytes(p, 0), 64u << 20);    // memory unknown
+  EXPECT_EQ(probe_line_bytes(p), 64u);              // no line stated: 64 B
+  p.memory.front().line_bytes = 128;
+  EXPECT_EQ(probe_line_bytes(p), 128u);
   EXPECT_EQ(probe_chase_bytes(probed_profile(), 64ull << 30), 0u);  // no curve: no chase
   ASSERT_NE(profile_dram_chase(p, 64u << 20), nullptr);
   EXPECT_EQ(profile_dram_chase(p, 48u << 20), nullptr);
@@ -323,8 +330,8 @@ TEST(CheckProbe, TheChaseIsSetAgainstTheProfilesChaseAtItsSize) {
   const std::vector<std::string> notes = drift_notes(p, {chased(216e-9, 0), chased(234e-9, 1)});
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_EQ(notes[0],
-            "machine now: DRAM chase over 64 MiB 216 ns .. 234 ns, the profile's 180 ns [175 ns .. "
-            "185 ns]: 0.80 times as fast on average");
+            "machine now: random chase over 64 MiB 216 ns .. 234 ns, the profile's 180 ns [175 ns "
+            ".. 185 ns]: 0.80 times as fast on average");
   EXPECT_TRUE(drift_notes(p, {chased(182e-9, 0), chased(178e-9, 1)}).empty());
 }
 
@@ -418,6 +425,37 @@ TEST(CheckCommand, TheMachineIsProbedBeforeAndAfterEachPoint) {
                            "1e-06 ns"),
             std::string::npos)
       << log.str();
+
+  // A profile with a random chase: the probe is asked to chase its largest one-thread chain
+  // (64 MiB, of 64 B lines), and the chase goes into the records beside the profile's.
+  CheckOptions chased = tiny(scratch("probe-chase"));
+  chased.machine = "examples/corpus/records/epyc-vm-1124b/epyc-vm-1124b.yaml";
+  chased.references = {"machines/ibm-sp2.yaml"};  // where the tiny sheet's times were measured
+  ProbeSizes asked;
+  const Probe chasing = [&](const ProbeSizes& sizes) {
+    asked = sizes;
+    MachineSample one = sample(30e9, 0.6e-9, 0);
+    one.dram_chase_seconds = 400e-9;
+    one.chase_bytes = sizes.chase_bytes;
+    return std::vector<MachineSample>{one};
+  };
+  std::ostringstream chase_log;
+  EXPECT_EQ(check_command(chased, out, chase_log, fake, chasing), 0);
+  EXPECT_EQ(asked.chase_bytes, 64u << 20);
+  EXPECT_EQ(asked.line_bytes, 64u);
+  const nlohmann::json c = nlohmann::json::parse(read_file(chased.json));
+  const auto& chased_record = c["records"][0];
+  EXPECT_DOUBLE_EQ(chased_record["machine_now"]["samples"][0]["dram_chase_seconds"].get<double>(),
+                   400e-9);
+  EXPECT_GT(chased_record["machine_now"]["profile_dram_chase_seconds"].get<double>(), 1e-7);
+  bool noted = false;
+  for (const auto& note : chased_record["notes"])
+    noted = noted || note.get<std::string>().rfind("machine now: random chase over 64 MiB", 0) == 0;
+  EXPECT_TRUE(noted) << chased_record["notes"];
+  EXPECT_NE(read_file(chased.csv).find(",67108864,4e-07,4e-07,"), std::string::npos)
+      << read_file(chased.csv);
+  EXPECT_NE(chase_log.str().find("; chase over 64 MiB core 0 400 ns"), std::string::npos)
+      << chase_log.str();
 
   // A probe that fails is noted, and the check goes on.
   const Probe failing = [](const ProbeSizes&) -> std::vector<MachineSample> {

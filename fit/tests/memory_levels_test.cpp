@@ -70,6 +70,12 @@ ResultFile synthetic_run() {
     benchmarks.push_back(
         entry(run, "median", {{"seconds_per_load", seconds}, {"cycles_per_load", seconds * 2.5e9}},
               params));
+    // The same chase with two threads at once, ten times slower: a level's latency is one
+    // thread's, so none of these may reach a plateau.
+    nlohmann::json loaded = params;
+    loaded["threads"] = 2;
+    benchmarks.push_back(entry("memory.latency.random.base/threads:2/ws:" + std::to_string(bytes),
+                               "median", {{"seconds_per_load", 10 * seconds}}, loaded));
   }
   // Two-thread triad: L1 window for two threads reaches 48 KiB, L2's starts at 192 KiB. At
   // 128 MiB the two threads still get help from a cache larger in effect than hwloc says: faster

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <numeric>
@@ -93,23 +94,32 @@ ChaseSetup& chase_setup(std::uint64_t bytes, ChasePattern pattern, PagePolicy pa
   return *cached;
 }
 
-// False, and the benchmark failed, when the chase ended outside its working set: a corrupt chain
-// would time something else.
-bool chase_stayed_inside(benchmark::State& state, const ChaseSetup& setup, const void* p) {
-  const auto* begin = static_cast<const char*>(setup.buffer.data());
+// False, and the benchmark failed, when a chase ended outside its working set (`bytes` from
+// `buffer`): a corrupt chain would time something else.
+bool chase_stayed_inside(benchmark::State& state, const PageBuffer& buffer, std::uint64_t bytes,
+                         const void* p) {
+  const auto* begin = static_cast<const char*>(buffer.data());
   const auto* where = static_cast<const char*>(p);
-  if (where >= begin && where < begin + setup.bytes) return true;
+  if (where >= begin && where < begin + bytes) return true;
   state.SkipWithError("the chase left its working set: the chain is corrupt");
   return false;
+}
+bool chase_stayed_inside(benchmark::State& state, const ChaseSetup& setup, const void* p) {
+  return chase_stayed_inside(state, setup.buffer, setup.bytes, p);
+}
+
+// The lines a chase walks before the clock starts: one trip around its cycle, but no more than
+// twice the whole last level (beyond it every load misses; warming more only costs time).
+std::uint64_t warm_lines_limit(const MemorySuitePlan& plan, const Topology& topology) {
+  const auto& caches = topology.data_caches();
+  const std::uint64_t last_level = caches.empty() ? 0 : caches.back().size_bytes;
+  return std::max<std::uint64_t>(1, 2 * last_level / plan.line_bytes);
 }
 
 void register_latency(const MemorySuitePlan& plan, const LatencyVariant& variant,
                       const std::optional<CoreClock>& clock, const Topology& topology,
                       ParamRegistry& registry) {
-  // Warming more than twice the whole last level only costs time: beyond it every load misses.
-  const auto& caches = topology.data_caches();
-  const std::uint64_t last_level = caches.empty() ? 0 : caches.back().size_bytes;
-  const std::uint64_t warm_lines_cap = std::max<std::uint64_t>(1, 2 * last_level / plan.line_bytes);
+  const std::uint64_t warm_lines_cap = warm_lines_limit(plan, topology);
   for (std::uint64_t bytes : plan.working_sets) {
     if (bytes > plan.latency_max_bytes) continue;
     const std::string name = fmt::format("memory.latency.{}.{}/ws:{}", variant.pattern_name,
@@ -157,9 +167,10 @@ void register_latency(const MemorySuitePlan& plan, const LatencyVariant& variant
 // The chase with every core at once: each member of a team, bound to its own core, follows its
 // own random chain over its own buffer. A dependent access then waits behind the other cores'
 // misses at the memory controller (loaded latency), which the one-thread chase never sees.
-// Iterations are longer than the one-thread chase's, so that the team's start and join stay below
-// 2% of even an L1 chase's time.
-constexpr std::size_t kLoadedChaseStepsPerIteration = 1 << 16;
+// An iteration is timed from the first member's start to the last one's end; with 2^16 loads a
+// member, the loaded chase in L1 and L2 (private) came out 3 to 9% above one thread's, which is
+// that skew: 2^18 loads make it a quarter as large.
+constexpr std::size_t kLoadedChaseStepsPerIteration = 1 << 18;
 
 struct LoadedChaseSetup {
   std::uint64_t bytes = 0;
@@ -169,10 +180,14 @@ struct LoadedChaseSetup {
   std::vector<const void*> positions;  // where each member's chain stands
 };
 
+// Like the one-thread chase's, the chains of one working set serve all its repetitions. They are
+// let go when the bandwidth parts start, so that both never hold memory at once.
+std::unique_ptr<LoadedChaseSetup> loaded_chase_cache;
+
 LoadedChaseSetup& loaded_chase_setup(std::uint64_t bytes, const std::vector<unsigned>& cores,
                                      unsigned line_bytes, std::uint64_t seed,
                                      std::uint64_t warm_lines_cap, const Topology& topology) {
-  static std::unique_ptr<LoadedChaseSetup> cached;
+  std::unique_ptr<LoadedChaseSetup>& cached = loaded_chase_cache;
   if (cached && cached->bytes == bytes && cached->cores == cores) return *cached;
   cached.reset();  // free the old buffers before mapping the new ones
   auto setup = std::make_unique<LoadedChaseSetup>();
@@ -180,17 +195,27 @@ LoadedChaseSetup& loaded_chase_setup(std::uint64_t bytes, const std::vector<unsi
   setup->cores = cores;
   setup->team = std::make_unique<ThreadTeam>(topology, cores);
   const std::size_t members = cores.size();
-  setup->buffers.resize(members);
+  // Mapped here (no page is touched yet); each member links its own chain (its own seed), so that
+  // its pages are first touched on its core's NUMA node, then walks it once to bring its pages
+  // into the TLB and caches. A member that throws hands its error back to be thrown here.
+  for (std::size_t m = 0; m < members; ++m) {
+    setup->buffers.emplace_back(static_cast<std::size_t>(bytes), PagePolicy::base);
+  }
   setup->positions.resize(members);
-  // Each member maps and links its own chain (its own seed), so that its pages are first touched on
-  // its core's NUMA node, then walks it once to bring its pages into the TLB and caches.
+  std::vector<std::exception_ptr> failures(members);
   const std::size_t lines = bytes / line_bytes;
   setup->team->run([&](unsigned member) {
-    setup->buffers[member] = PageBuffer(static_cast<std::size_t>(bytes), PagePolicy::base);
-    const void* start = link_chase(setup->buffers[member].data(), line_bytes,
-                                   chase_visit_order(lines, lines, seed + member));
-    setup->positions[member] = chase(start, std::min<std::uint64_t>(lines, warm_lines_cap));
+    try {
+      const void* start = link_chase(setup->buffers[member].data(), line_bytes,
+                                     chase_visit_order(lines, lines, seed + member));
+      setup->positions[member] = chase(start, std::min<std::uint64_t>(lines, warm_lines_cap));
+    } catch (...) {
+      failures[member] = std::current_exception();
+    }
   });
+  for (const std::exception_ptr& failure : failures) {
+    if (failure) std::rethrow_exception(failure);
+  }
   cached = std::move(setup);
   return *cached;
 }
@@ -198,9 +223,7 @@ LoadedChaseSetup& loaded_chase_setup(std::uint64_t bytes, const std::vector<unsi
 void register_loaded_latency(const MemorySuitePlan& plan, unsigned threads,
                              const std::optional<CoreClock>& clock, const Topology& topology,
                              ParamRegistry& registry) {
-  const auto& caches = topology.data_caches();
-  const std::uint64_t last_level = caches.empty() ? 0 : caches.back().size_bytes;
-  const std::uint64_t warm_lines_cap = std::max<std::uint64_t>(1, 2 * last_level / plan.line_bytes);
+  const std::uint64_t warm_lines_cap = warm_lines_limit(plan, topology);
   const std::vector<unsigned> cores = first_cores(threads);
   // All chains together stay within the largest buffer the sizing allows.
   const std::uint64_t allowed = plan.working_sets.empty() ? 0 : plan.working_sets.back();
@@ -222,10 +245,7 @@ void register_loaded_latency(const MemorySuitePlan& plan, unsigned threads,
         setup.positions[member] = p;
       });
       for (unsigned member = 0; member < threads; ++member) {
-        const auto* begin = static_cast<const char*>(setup.buffers[member].data());
-        const auto* where = static_cast<const char*>(setup.positions[member]);
-        if (where < begin || where >= begin + bytes) {
-          state.SkipWithError("a member's chase left its working set: the chain is corrupt");
+        if (!chase_stayed_inside(state, setup.buffers[member], bytes, setup.positions[member])) {
           return;
         }
       }
@@ -319,6 +339,7 @@ BandwidthSetup& bandwidth_setup(StreamKernel kernel, std::uint64_t bytes,
     return *cached;
   }
   cached.reset();
+  loaded_chase_cache.reset();
   auto setup = std::make_unique<BandwidthSetup>();
   setup->kernel = kernel;
   setup->bytes = bytes;

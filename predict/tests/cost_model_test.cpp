@@ -185,10 +185,11 @@ TEST(CostModel, RandomAccessesTakeTheChaseAtTheirWorkingSetWithTheNodesSharers) 
   // The chase curve: one thread 100 ns over 16 MiB, 400 ns [360 .. 440] over 256 MiB; two
   // threads at once 120 ns and 500 ns.
   profile::Profile node = made_up_node();
-  node.random_chase = {{1, 16u << 20, q(100e-9, "s")},
+  // Listed out of order, as a hand-written profile may list them.
+  node.random_chase = {{2, 256u << 20, q(500e-9, "s")},
                        {1, 256u << 20, q(400e-9, "s", 360e-9, 440e-9)},
                        {2, 16u << 20, q(120e-9, "s")},
-                       {2, 256u << 20, q(500e-9, "s")}};
+                       {1, 16u << 20, q(100e-9, "s")}};
   const auto at = [&](const std::string& working_set, double n) {
     return Predictor(parse_workload("kind,name,random accesses,working set [B],dop\n"
                                     "component,updates,1e5*n," +
@@ -216,12 +217,28 @@ TEST(CostModel, RandomAccessesTakeTheChaseAtTheirWorkingSetWithTheNodesSharers) 
   ASSERT_EQ(beyond.notes.size(), 1u);
   EXPECT_NE(beyond.notes[0].find("the chase over 256 MiB taken as it is"), std::string::npos)
       << beyond.notes[0];
+  // Without a working set there is no point on the curve to take: the level's latency (the
+  // first level, L1d, has none here; so the default level, DRAM, at 100 ns: 10 ms).
+  const Point no_set = Predictor(parse_workload("kind,name,random accesses,dop\n"
+                                                "component,updates,1e5,1\n",
+                                                "model.csv"),
+                                 node, "made-up.yaml")
+                           .at(1, Scheme::full_overhead);
+  EXPECT_NEAR(no_set.total, 10e-3, 1e-12);
+  EXPECT_EQ(no_set.costs[0].bound, "DRAM latency (dependent random accesses)");
   // A profile measured with one thread only: two sharers take it, with a note.
-  node.random_chase.resize(2);
+  const auto one_thread = [](const profile::RandomChasePoint& c) { return c.threads == 1; };
+  std::erase_if(node.random_chase, [&](const auto& c) { return !one_thread(c); });
   const Point fewer = at("67108864", 2);
   EXPECT_NEAR(fewer.total, 20e-3, 1e-12);
   ASSERT_EQ(fewer.notes.size(), 1u);
   EXPECT_EQ(fewer.notes[0], "updates: random chase measured with 1 thread(s), not 2");
+  // A profile measured with two threads only: one process takes the fewest there are, 2.
+  node.random_chase = {{2, 16u << 20, q(120e-9, "s")}, {2, 256u << 20, q(500e-9, "s")}};
+  const Point more = at("67108864", 1);
+  EXPECT_NEAR(more.total, 1e5 * std::sqrt(120e-9 * 500e-9), 1e-12);
+  ASSERT_EQ(more.notes.size(), 1u);
+  EXPECT_EQ(more.notes[0], "updates: random chase measured with 2 thread(s), not 1");
 }
 
 TEST(CostModel, ColumnAccessesAddTheWalkMeasuredDownAsManyRows) {
