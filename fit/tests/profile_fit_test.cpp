@@ -217,6 +217,94 @@ TEST(ProfileBuilder, AResultLackingAKeyIsAnErrorNotADefault) {
   }
 }
 
+// A memory run's chases: one thread's over each working set, and (with `loaded`) two threads at
+// once over some, far slower, as the part latency-random-loaded writes them.
+std::filesystem::path chase_run(bool loaded) {
+  nlohmann::json benchmarks = nlohmann::json::array();
+  const auto add = [&](unsigned threads, std::uint64_t bytes, double seconds) {
+    const std::string run =
+        fmt::format("memory.latency.random.base/{}ws:{}",
+                    threads > 1 ? fmt::format("threads:{}/", threads) : "", bytes);
+    benchmarks.push_back({{"name", run + "_median"},
+                          {"run_name", run},
+                          {"run_type", "aggregate"},
+                          {"aggregate_name", "median"},
+                          {"iterations", 3},
+                          {"real_time", 1.0},
+                          {"cpu_time", 1.0},
+                          {"time_unit", "ns"},
+                          {"seconds_per_load", seconds},
+                          {"params",
+                           {{"suite", "memory"},
+                            {"part", threads > 1 ? "latency-random-loaded" : "latency-random-base"},
+                            {"kernel", "pointer_chase"},
+                            {"pattern", "random"},
+                            {"page_policy", "base"},
+                            {"working_set_bytes", bytes},
+                            {"threads", threads}}}});
+  };
+  // L1d 32 KiB at 1 ns, L2 1 MiB at 4 ns, then memory at 100 ns.
+  for (const auto& [bytes, seconds] :
+       std::vector<std::pair<std::uint64_t, double>>{{4096, 1e-9},
+                                                     {16384, 1e-9},
+                                                     {65536, 4e-9},
+                                                     {262144, 4e-9},
+                                                     {8u << 20, 100e-9},
+                                                     {64u << 20, 100e-9}}) {
+    add(1, bytes, seconds);
+    // Two threads at once, 30 times as slow: were they mixed into the curve the capacities are
+    // detected from, L1d's step would move.
+    if (loaded && bytes <= 262144) add(2, bytes, 30 * seconds);
+  }
+  nlohmann::json caches = nlohmann::json::array();
+  for (const auto& [name, kind, bytes] :
+       {std::tuple{"L1d", "data", 32768}, {"L2", "unified", 1048576}}) {
+    caches.push_back({{"name", name},
+                      {"kind", kind},
+                      {"size_bytes", bytes},
+                      {"line_bytes", 64},
+                      {"associativity", 8},
+                      {"instances", 2},
+                      {"cores_per_instance", 1}});
+  }
+  const nlohmann::json document = {
+      {"context",
+       {{"sonde",
+         {{"suite", "memory"},
+          {"host", "h"},
+          {"topology",
+           {{"cores", 2}, {"numa_nodes", nlohmann::json::array({0})}, {"caches", caches}}}}}}},
+      {"benchmarks", benchmarks}};
+  const auto folder = std::filesystem::temp_directory_path() /
+                      (loaded ? "sonde-fit-chase-loaded" : "sonde-fit-chase");
+  std::filesystem::create_directories(folder);
+  write_file_atomically(folder / "memory-latency-random-base.json", document.dump(1));
+  return folder;
+}
+
+TEST(ProfileBuilder, TheRandomChaseCurveKeepsEveryThreadCountButCapacitiesComeFromOne) {
+  const auto alone_run = chase_run(false), both_run = chase_run(true);
+  const profile::Profile alone =
+      build_profile(read_run_records(read_result_folder(alone_run)), "m", alone_run);
+  const profile::Profile both =
+      build_profile(read_run_records(read_result_folder(both_run)), "m", both_run);
+  ASSERT_EQ(both.random_chase.size(), 10u);
+  EXPECT_EQ(both.random_chase.front().threads, 1u);
+  EXPECT_EQ(both.random_chase.back().threads, 2u);
+  EXPECT_EQ(both.random_chase.back().working_set_bytes, 262144u);
+  EXPECT_DOUBLE_EQ(both.random_chase.back().seconds.value, 120e-9);
+  ASSERT_EQ(alone.memory.size(), both.memory.size());
+  ASSERT_TRUE(alone.memory[0].detected_capacity);
+  // The value in bytes or seconds, -1 where there is none.
+  const auto value = [](const std::optional<profile::Quantity>& q) { return q ? q->value : -1.0; };
+  for (std::size_t i = 0; i < alone.memory.size(); ++i) {
+    EXPECT_EQ(value(alone.memory[i].latency), value(both.memory[i].latency))
+        << alone.memory[i].name;
+    EXPECT_EQ(value(alone.memory[i].detected_capacity), value(both.memory[i].detected_capacity))
+        << alone.memory[i].name;
+  }
+}
+
 // An MPI collectives result file: each benchmark's median, min and max aggregates, as the MPI
 // suite writes them, for (operation, ranks, bytes, median, min, max); bytes < 0: the barrier.
 struct CollectiveRow {

@@ -44,6 +44,13 @@ TEST(MemorySuitePlan, SizesComeFromTheCaches) {
   const auto parts = memory_part_names(plan);
   EXPECT_NE(std::find(parts.begin(), parts.end(), "bandwidth-t64"), parts.end());
   EXPECT_EQ(plan.repetitions, 5);
+  // The chase with every core at once, only where there is more than one thread to run.
+  EXPECT_NE(std::find(parts.begin(), parts.end(), "latency-random-loaded"), parts.end());
+  MemorySuiteOptions one_thread;
+  one_thread.threads = {"1"};
+  const auto alone =
+      memory_part_names(plan_memory_suite(one_thread, topology, sizing_of(topology)));
+  EXPECT_EQ(std::find(alone.begin(), alone.end(), "latency-random-loaded"), alone.end());
 }
 
 TEST(MemorySuitePlan, BadOptionsNameTheOption) {
