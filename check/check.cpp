@@ -80,12 +80,17 @@ std::string now_text(const Record& r, double MachineSample::*field, bool highest
   return value ? number_text(*value) : std::string();
 }
 
+// The first of a record's probe samples that ran the random chase; null where none did.
+const MachineSample* first_chased(const Record& r) {
+  const auto it = std::find_if(r.machine_now.begin(), r.machine_now.end(),
+                               [](const MachineSample& s) { return s.chase_bytes > 0; });
+  return it == r.machine_now.end() ? nullptr : &*it;
+}
+
 // The size the probe's random chase ran over, as CSV text; "" where it ran none.
 std::string chase_bytes_text(const Record& r) {
-  for (const MachineSample& s : r.machine_now) {
-    if (s.chase_bytes > 0) return std::to_string(s.chase_bytes);
-  }
-  return "";
+  const MachineSample* chased = first_chased(r);
+  return chased ? std::to_string(chased->chase_bytes) : std::string();
 }
 
 // How many cores the probe ran on at once, as CSV text; "" where it did not.
@@ -702,6 +707,7 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
       }
       std::vector<std::string> triads, adds, chases;
       std::string at_once;
+      std::uint64_t chased_bytes = 0;  // as the samples ran it: whole lines
       for (MachineSample& s : samples) {
         s.when = when;
         if (s.threads > 1) {
@@ -712,6 +718,7 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
               fmt::format("core {} {:.1f} GB/s", s.core, s.dram_triad_bytes_per_second / 1e9));
           adds.push_back(fmt::format("core {} {:.3g} ns", s.core, s.add_latency_seconds * 1e9));
           if (s.chase_bytes > 0) {
+            chased_bytes = s.chase_bytes;
             chases.push_back(fmt::format("core {} {:.3g} ns", s.core, s.dram_chase_seconds * 1e9));
           }
         }
@@ -720,10 +727,10 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
       log << fmt::format(
           "sonde check: machine {}: DRAM triad (1 thread) {}{}; add latency {}{}\n", when,
           fmt::join(triads, ", "), at_once, fmt::join(adds, ", "),
-          chases.empty() ? std::string()
-                         : fmt::format("; chase over {} {}",
-                                       format_bytes(static_cast<double>(probe_sizes.chase_bytes)),
-                                       fmt::join(chases, ", ")));
+          chases.empty()
+              ? std::string()
+              : fmt::format("; chase over {} {}", format_bytes(static_cast<double>(chased_bytes)),
+                            fmt::join(chases, ", ")));
     };
     if (probe) take_probe("before");
     const RunOutput run = runner(r.command);
@@ -759,12 +766,10 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
       take_probe("after");
       if (const profile::Quantity* q = profile_dram_triad(target)) r.profile_dram_triad = *q;
       if (const profile::Quantity* q = profile_add_latency(target)) r.profile_add_latency = *q;
-      for (const MachineSample& s : r.machine_now) {
-        if (s.chase_bytes == 0) continue;
-        if (const profile::Quantity* q = profile_dram_chase(target, s.chase_bytes)) {
+      if (const MachineSample* chased = first_chased(r)) {
+        if (const profile::Quantity* q = profile_dram_chase(target, chased->chase_bytes)) {
           r.profile_dram_chase = *q;
         }
-        break;
       }
       const auto at_once = std::find_if(r.machine_now.begin(), r.machine_now.end(),
                                         [](const MachineSample& s) { return s.threads > 1; });

@@ -151,18 +151,26 @@ std::uint64_t threads_for(const std::vector<Point>& points, std::uint64_t wanted
       ->threads;
 }
 
+// The points of a measured curve (column walks, random chases) taken with `threads` threads, as
+// (x_of(point), its seconds per load).
+template <class Point, class X>
+std::vector<std::pair<double, const profile::Quantity*>> curve_of(const std::vector<Point>& points,
+                                                                  std::uint64_t threads, X x_of) {
+  std::vector<std::pair<double, const profile::Quantity*>> curve;
+  for (const Point& p : points) {
+    if (p.threads == threads) curve.emplace_back(x_of(p), &p.seconds);
+  }
+  return curve;
+}
+
 // The seconds per load of the profile's column walk with `threads` threads down `rows` rows:
 // log-log between the two measured row counts around it, or the fewest or most measured outside
 // them (and `beyond` says so).
 Span walk_per_load(const std::vector<profile::ColumnWalkPoint>& walks, std::uint64_t threads,
                    double rows, std::string& beyond) {
-  std::vector<std::pair<double, const profile::Quantity*>> curve;  // rows, seconds per load
-  for (const profile::ColumnWalkPoint& w : walks) {
-    if (w.threads == threads) {
-      curve.emplace_back(
-          static_cast<double>(w.working_set_bytes) / static_cast<double>(w.row_bytes), &w.seconds);
-    }
-  }
+  auto curve = curve_of(walks, threads, [](const profile::ColumnWalkPoint& w) {
+    return static_cast<double>(w.working_set_bytes) / static_cast<double>(w.row_bytes);
+  });  // rows, seconds per load
   std::optional<double> end;
   const Span out = curve_at(curve, rows, end);
   if (end) {
@@ -179,12 +187,9 @@ Span walk_per_load(const std::vector<profile::ColumnWalkPoint>& walks, std::uint
 // them (and `beyond` says so).
 Span chase_per_load(const std::vector<profile::RandomChasePoint>& chases, std::uint64_t threads,
                     double bytes, std::string& beyond) {
-  std::vector<std::pair<double, const profile::Quantity*>> curve;  // working set, s per load
-  for (const profile::RandomChasePoint& c : chases) {
-    if (c.threads == threads) {
-      curve.emplace_back(static_cast<double>(c.working_set_bytes), &c.seconds);
-    }
-  }
+  auto curve = curve_of(chases, threads, [](const profile::RandomChasePoint& c) {
+    return static_cast<double>(c.working_set_bytes);
+  });  // working set, seconds per load
   std::optional<double> end;
   const Span out = curve_at(curve, bytes, end);
   if (end) {
