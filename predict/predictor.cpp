@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "predict/across_nodes.hpp"
 
 namespace sonde::predict {
 
@@ -700,8 +701,28 @@ Predictor::Cost Predictor::operation_cost(std::size_t index, double n) const {
     return cost;
   }
   profile::CollectiveEstimate estimate;
+  const std::optional<std::uint64_t> cores = target_.machine.cores_per_node;
+  bool across = false;  // the growth across nodes replaced the form's
   try {
     estimate = collectives_[index]->estimate(n, bytes);
+    // Beyond the measured communicators of a cluster of multi-core nodes: the growth of the
+    // communicators that span nodes, where there are enough of them, not the form's. Neither
+    // sees a level of the network that no measured communicator crossed (a dragonfly's global
+    // links), so the interval reaches the form's extrapolation too.
+    if (estimate.extrapolated_from && cores) {
+      if (auto spanning = across_nodes(*collectives_[index], n, bytes, *cores, n / per_node)) {
+        across = true;
+        const double by_form = estimate.seconds;
+        profile::Interval range =
+            spanning->range.value_or(profile::Interval{spanning->seconds, spanning->seconds, 1});
+        range.low = std::min(range.low, by_form);
+        range.high = std::max(range.high, by_form);
+        spanning->range = range;
+        spanning->how +=
+            fmt::format("; the form's growth over every n gives {}", format_seconds(by_form));
+        estimate = std::move(*spanning);
+      }
+    }
   } catch (const Error& e) {
     throw input_error(network_path_, fmt::format("collectives.{}: {}; row {} needs it at n = {}",
                                                  o.operation, e.problem(), o.row.where(), n));
@@ -713,11 +734,11 @@ Predictor::Cost Predictor::operation_cost(std::size_t index, double n) const {
   if (!estimate.from_form) {
     cost.notes.push_back(fmt::format("{}: {}", o.name, estimate.how));
   }
-  // Extrapolated on a cluster of multi-core nodes from few communicators that span nodes: the
-  // form's growth is then mostly that of messages inside a node (on a simulated cluster of 8-core
-  // nodes profiled at 32 ranks, the alltoall's was 2 to 4 times off at 64 and 128).
-  const std::optional<std::uint64_t> cores = target_.machine.cores_per_node;
-  if (estimate.extrapolated_from && cores && *cores > 1) {
+  // Extrapolated on a cluster of multi-core nodes by the form's growth: from fewer than three
+  // communicators that span nodes, that growth is mostly that of messages inside a node (on a
+  // simulated cluster of 8-core nodes profiled at 32 ranks, the alltoall's was 2 to 4 times off
+  // at 64 and 128); from more, the growth across nodes could not be fitted.
+  if (estimate.extrapolated_from && !across && cores && *cores > 1) {
     std::set<std::uint64_t> spanning;
     for (const profile::CollectiveMeasurement& m : collectives_[index]->measurements) {
       if (m.ranks > *cores) spanning.insert(m.ranks);
@@ -727,6 +748,12 @@ Predictor::Cost Predictor::operation_cost(std::size_t index, double n) const {
           "{}: only {} measured communicator size(s) span nodes of {} cores ({}): the growth in n "
           "is mostly that of messages inside a node; characterize at more ranks",
           o.name, spanning.size(), *cores, fmt::join(spanning, ", ")));
+    } else {
+      cost.notes.push_back(fmt::format(
+          "{}: no growth across nodes of {} cores could be fitted at {} (no communicator measured "
+          "inside one node, one across nodes no slower than it, or no form fitted): the form's "
+          "growth over every n",
+          o.name, *cores, format_bytes(bytes)));
     }
   }
   return cost;

@@ -481,6 +481,59 @@ TEST(CostModel, ExtrapolationFromFewCommunicatorsAcrossNodesIsNoted) {
   }
 }
 
+TEST(CostModel, BeyondTheMeasuredCommunicatorsTheGrowthAcrossNodesIsTheSpanningPoints) {
+  // Nodes of 8 cores. Recursive doubling: 0.25 us a round inside a node (0.25, 0.5, 0.75 us at
+  // n = 2, 4, 8), 2.25 us a round between nodes (3, 5.25, 7.5 us at 16, 32, 64: 2.25 log2 k us
+  // beyond one node, k = n / 8 nodes). The form fitted over every n, 0.12 n us, would double the
+  // 7.5 us from 64 to 128; one more round between nodes gives 7.5 + 2.25 (4 - 3) = 9.75 us.
+  profile::Profile node = node_with_alltoall(
+      8, {{2, 0.25e-6}, {4, 0.5e-6}, {8, 0.75e-6}, {16, 3e-6}, {32, 5.25e-6}, {64, 7.5e-6}});
+  profile::Collective& rounds = node.collectives.at("alltoall");
+  rounds.t0.unit = "s";
+  rounds.t0.terms = {profile::Term{"n", 0.12e-6, 0, std::nullopt}};
+  const auto predictor_on = [](const profile::Profile& profile) {
+    return Predictor(parse_workload("kind,name,time [s],dop,operation,bytes [B],count,after\n"
+                                    "component,work,1e-3,1,,,,\n"
+                                    "communication,swap,,,alltoall,0,1,work\n",
+                                    "model.csv"),
+                     profile, "made-up.yaml");
+  };
+  const Point p = predictor_on(node).at(128, Scheme::full_overhead);
+  EXPECT_NEAR(p.communication, 9.75e-6, 1e-12);
+  // The interval reaches the form's extrapolation, 15 us.
+  ASSERT_TRUE(p.communication_range);
+  EXPECT_NEAR(p.communication_range->low, 9.75e-6, 1e-12);
+  EXPECT_NEAR(p.communication_range->high, 15e-6, 1e-12);
+  const std::string notes = fmt::format("{}", fmt::join(p.notes, "\n"));
+  EXPECT_NE(notes.find("across nodes of 8 cores"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("log k"), std::string::npos) << notes;
+  EXPECT_EQ(notes.find("span nodes"), std::string::npos) << notes;
+
+  // A message to every rank: 1 us a rank inside a node (8 us at n = 8), 10 us more a node beyond
+  // the first (18, 38, 78 us at 16, 32, 64: 10 (k - 1) us). At 128 ranks: 78 + 10 (16 - 8) =
+  // 158 us.
+  profile::Profile each = node_with_alltoall(
+      8, {{2, 2e-6}, {4, 4e-6}, {8, 8e-6}, {16, 18e-6}, {32, 38e-6}, {64, 78e-6}});
+  profile::Collective& alltoall = each.collectives.at("alltoall");
+  alltoall.t0.unit = "s";
+  alltoall.t0.terms = {profile::Term{"log n", 13e-6, 0, std::nullopt}};
+  EXPECT_NEAR(predictor_on(each).at(128, Scheme::full_overhead).communication, 158e-6, 1e-11);
+
+  // Three communicators across nodes but none inside one: the form's growth, and a note says why.
+  profile::Profile outside = node_with_alltoall(8, {{16, 3e-6}, {32, 5.25e-6}, {64, 7.5e-6}});
+  outside.collectives.at("alltoall").t0 = rounds.t0;
+  const Point by_form = predictor_on(outside).at(128, Scheme::full_overhead);
+  EXPECT_NEAR(by_form.communication, 15e-6, 1e-12);
+  const std::string why = fmt::format("{}", fmt::join(by_form.notes, "\n"));
+  EXPECT_NE(why.find("no growth across nodes of 8 cores could be fitted at 0 B"), std::string::npos)
+      << why;
+
+  // On nodes of one core nothing changes: the form's growth from the point at 64, 2 x 7.5 us.
+  profile::Profile single = node;
+  single.machine.cores_per_node = 1;
+  EXPECT_NEAR(predictor_on(single).at(128, Scheme::full_overhead).communication, 15e-6, 1e-12);
+}
+
 TEST(CostModel, CommunicationNotesLeaveTheComponentsOut) {
   // Four processes on a node of 4 cores share DRAM measured with 2 threads: a note on the triad.
   // The alltoall measured at n = 2 and 4: a note on the exchange. T_comm's notes hold only that.
