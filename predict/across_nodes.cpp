@@ -55,9 +55,16 @@ std::optional<profile::CollectiveEstimate> across_nodes(const profile::Collectiv
     nodes.push_back(at / cores);
     beyond.push_back(added);
   }
+  // Each form has one coefficient, so none is simpler than another: the smallest leave-one-out
+  // error wins outright (select_form's preference for the first form not significantly worse
+  // would, with three points, always keep the step).
   std::optional<model::FormChoice> growth;
   try {
-    growth = model::select_form(nodes, beyond, "the time beyond one node", 0.0, node_forms());
+    for (const model::Form& form : node_forms()) {
+      const double error = model::cross_validated_error(form, nodes, beyond);
+      if (!std::isfinite(error) || (growth && !(error < growth->cv_error))) continue;
+      growth = model::fit_form(form, nodes, beyond, "the time beyond one node");
+    }
   } catch (const Error&) {
     return std::nullopt;
   }

@@ -519,6 +519,20 @@ TEST(CostModel, BeyondTheMeasuredCommunicatorsTheGrowthAcrossNodesIsTheSpanningP
   alltoall.t0.terms = {profile::Term{"log n", 13e-6, 0, std::nullopt}};
   EXPECT_NEAR(predictor_on(each).at(128, Scheme::full_overhead).communication, 158e-6, 1e-11);
 
+  // Three points that grow unevenly (the 64 B alltoall of a simulated fat tree of 8-core nodes:
+  // 1.68 us at one node, then 5.38, 7.11 and 15.8 us at 2, 4 and 8 nodes) are no step: with one
+  // coefficient in every form none is simpler, and the step, first in the list but worst left
+  // out, must not win for being first. The growth to 64 nodes is then several times the 15.8 us.
+  profile::Profile uneven = node_with_alltoall(
+      8, {{2, 0.86e-6}, {4, 1.46e-6}, {8, 1.68e-6}, {16, 5.38e-6}, {32, 7.11e-6}, {64, 15.8e-6}});
+  profile::Collective& bruck = uneven.collectives.at("alltoall");
+  bruck.t0.unit = "s";
+  bruck.t0.terms = {profile::Term{"log n", 2e-6, 0, std::nullopt}};
+  const Point grown = predictor_on(uneven).at(512, Scheme::full_overhead);
+  EXPECT_GT(grown.communication, 4 * 15.8e-6);
+  const std::string grown_notes = fmt::format("{}", fmt::join(grown.notes, "\n"));
+  EXPECT_EQ(grown_notes.find("is a step"), std::string::npos) << grown_notes;
+
   // Three communicators across nodes but none inside one: the form's growth, and a note says why.
   profile::Profile outside = node_with_alltoall(8, {{16, 3e-6}, {32, 5.25e-6}, {64, 7.5e-6}});
   outside.collectives.at("alltoall").t0 = rounds.t0;
