@@ -222,6 +222,17 @@ MemorySummary summarize_memory(const std::vector<ResultFile>& files) {
             c.higher_is_better = true;
             c.samples.push_back({bytes, *rate, 0, cv});
             bandwidth_windows[window.level][key] = window;
+            if (!window.hi_bytes) {
+              DramBandwidthSample sample{run_name, kernel, threads, bytes, *rate, *rate, *rate};
+              for (const BenchmarkRecord* repetition : point.iterations) {
+                // A repetition that moved nothing is no rate (and no interval's end).
+                if (const auto r = repetition->counter("bytes_per_second"); r && *r > 0) {
+                  sample.min = std::min(sample.min, *r);
+                  sample.max = std::max(sample.max, *r);
+                }
+              }
+              summary.dram_bandwidth.push_back(sample);
+            }
           }
         }
       }

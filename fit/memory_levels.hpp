@@ -64,6 +64,16 @@ struct LevelSummary {
   std::map<std::string, LevelWindow> bandwidth_windows;  // the window each bandwidth entry used
 };
 
+// One point of the bandwidth sweep in memory's window: `kernel` with `threads` threads over
+// `bytes` in all, the median rate of its repetitions and their range.
+struct DramBandwidthSample {
+  std::string name;  // the benchmark
+  std::string kernel;
+  unsigned threads = 0;
+  std::uint64_t bytes = 0;
+  double median = 0, min = 0, max = 0;  // B/s
+};
+
 struct MemorySummary {
   std::string host;
   std::string cpu_model;
@@ -72,6 +82,9 @@ struct MemorySummary {
   std::string clock_source;
   std::vector<unsigned> thread_counts;
   std::vector<LevelSummary> levels;
+  // Every point of the sweep in memory's window (beyond four times the last cache), which the
+  // level's plateau summarizes by its slowest sizes.
+  std::vector<DramBandwidthSample> dram_bandwidth;
   std::size_t failed_benchmarks = 0;
 };
 

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
+#include <tuple>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -393,6 +395,25 @@ void add_memory(const RunRecords& run, profile::Profile& p) {
   std::sort(p.random_chase.begin(), p.random_chase.end(), [](const auto& a, const auto& b) {
     return std::tie(a.threads, a.working_set_bytes) < std::tie(b.threads, b.working_set_bytes);
   });
+  // The streaming sweep in memory as a curve over the working set, per kernel and thread count:
+  // what the level's plateau (its slowest sizes) hides, kept as measured. A size measured twice
+  // (re-measured for noise) keeps its last measurement.
+  std::map<std::tuple<std::string, std::uint64_t, std::uint64_t>, profile::DramBandwidthPoint>
+      rates;
+  for (const DramBandwidthSample& s : summary.dram_bandwidth) {
+    Measurement row;
+    row.name = s.name;
+    row.median = s.median;
+    row.min = s.min;
+    row.max = s.max;
+    rates[{s.kernel, s.threads, s.bytes}] = {
+        s.kernel, s.threads, s.bytes,
+        measured(row, "B/s",
+                 fmt::format("{} with {} thread(s) over {} in all; median of the repetitions; "
+                             "interval: their range",
+                             s.kernel, s.threads, format_bytes(static_cast<double>(s.bytes))))};
+  }
+  for (auto& [key, point] : rates) p.dram_bandwidth.push_back(std::move(point));
 }
 
 // --- contention ---
@@ -777,6 +798,7 @@ void flag_noisy(const std::vector<ResultFile>& files, profile::Profile& p) {
   }
   for (profile::ColumnWalkPoint& point : p.column_walk) mark(point.seconds);
   for (profile::RandomChasePoint& point : p.random_chase) mark(point.seconds);
+  for (profile::DramBandwidthPoint& point : p.dram_bandwidth) mark(point.bytes_per_second);
   for (auto& [name, q] : p.overheads.operations) mark(q);
   if (p.point_to_point) {
     for (profile::PointToPointMeasurement& m : p.point_to_point->measurements) mark(m.time);

@@ -72,6 +72,13 @@ void check_profile(const Profile& p) {
                      "random_chase: {} thread(s), {} B, {} s accepted", point.threads,
                      point.working_set_bytes, point.seconds.value);
   }
+  for (const DramBandwidthPoint& point : p.dram_bandwidth) {
+    check_quantity(point.bytes_per_second, "dram_bandwidth[].bytes_per_second");
+    SONDE_FUZZ_CHECK(
+        point.threads >= 1 && point.working_set_bytes > 0 && point.bytes_per_second.value > 0,
+        "dram_bandwidth: {} thread(s), {} B, {} B/s accepted", point.threads,
+        point.working_set_bytes, point.bytes_per_second.value);
+  }
   if (p.contention) {
     for (const auto* bsp : {&p.contention->qsm, &p.contention->ebsp, &p.contention->dxbsp}) {
       if (!*bsp) continue;

@@ -136,6 +136,20 @@ struct RandomChasePoint {
   bool operator==(const RandomChasePoint&) const = default;
 };
 
+// One point of the streaming sweep in memory (working sets beyond four times the last cache): the
+// kernel (read, write, copy, triad) run by `threads` threads at once over `working_set_bytes` in
+// all, their aggregate rate. DRAM's bandwidth in the level is the plateau of the slowest of these
+// sizes; the curve keeps what the plateau hides: on the VMs here the rate with two threads at 1.4
+// to 2 GiB was half of that at 128 MiB to 1 GiB. Measured data only: predictions take the plateau
+// (pricing traffic near its working set lost a blind check; docs/methods.md).
+struct DramBandwidthPoint {
+  std::string kernel;
+  std::uint64_t threads = 1;
+  std::uint64_t working_set_bytes = 0;  // all threads' arrays together
+  Quantity bytes_per_second;            // B/s, all threads together
+  bool operator==(const DramBandwidthPoint&) const = default;
+};
+
 // A bandwidth key "kernel/threads" taken apart: "triad/2" is triad with 2 threads; a key without
 // a thread count (a transcribed "bus") is its own kernel, with 0 threads.
 std::string bandwidth_kernel(const std::string& key);
@@ -301,8 +315,9 @@ struct Profile {
   Provenance provenance;
   Compute compute;
   std::vector<MemoryLevel> memory;
-  std::vector<ColumnWalkPoint> column_walk;    // by threads, then working set
-  std::vector<RandomChasePoint> random_chase;  // by threads, then working set
+  std::vector<ColumnWalkPoint> column_walk;        // by threads, then working set
+  std::vector<RandomChasePoint> random_chase;      // by threads, then working set
+  std::vector<DramBandwidthPoint> dram_bandwidth;  // by kernel, threads, then working set
   std::optional<Contention> contention;
   Overheads overheads;
   std::optional<PointToPoint> point_to_point;

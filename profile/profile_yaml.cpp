@@ -358,6 +358,36 @@ std::vector<RandomChasePoint> read_random_chase(const Reader& r, const YAML::Nod
   return points;
 }
 
+std::vector<DramBandwidthPoint> read_dram_bandwidth(const Reader& r, const YAML::Node& node) {
+  if (!node.IsSequence()) r.fail(node, "dram_bandwidth", "expected a list of measured rates");
+  std::vector<DramBandwidthPoint> points;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const std::string path = fmt::format("dram_bandwidth[{}]", i);
+    const std::vector<std::string> keys = {"kernel", "threads", "working_set_bytes",
+                                           "bytes_per_second"};
+    r.map(node[i], path, keys, keys);
+    DramBandwidthPoint point;
+    point.kernel = r.text(node[i]["kernel"], path + ".kernel");
+    if (point.kernel != "read" && point.kernel != "write" && point.kernel != "copy" &&
+        point.kernel != "triad") {
+      r.fail(node[i]["kernel"], path + ".kernel",
+             fmt::format("'{}' is not a streaming kernel; expected read, write, copy or triad",
+                         point.kernel));
+    }
+    point.threads = positive_count(r, node[i], path, "threads");
+    point.working_set_bytes = positive_count(r, node[i], path, "working_set_bytes");
+    point.bytes_per_second =
+        r.quantity(node[i]["bytes_per_second"], path + ".bytes_per_second", {"B/s"});
+    const Quantity& rate = point.bytes_per_second;
+    if (!(rate.value > 0) || (rate.interval && !(rate.interval->low > 0))) {
+      r.fail(node[i]["bytes_per_second"], path + ".bytes_per_second",
+             "expected a rate > 0 (and an interval above 0)");
+    }
+    points.push_back(point);
+  }
+  return points;
+}
+
 BspParameters read_bsp(const Reader& r, const YAML::Node& node, const std::string& path) {
   r.map(node, path, {"g1_min", "g1_max", "g2_min", "g2_max"},
         {"g1_min", "g1_max", "g2_min", "g2_max"});
@@ -745,7 +775,8 @@ Profile parse_profile(const std::string& text, const std::string& where) {
   if (!root.IsDefined() || root.IsNull()) r.fail(root, "", "empty file; expected a sonde profile");
   r.map(root, "",
         {"schema", "version", "machine", "provenance", "compute", "memory", "column_walk",
-         "random_chase", "contention", "overheads", "point_to_point", "collectives", "not_fitted"},
+         "random_chase", "dram_bandwidth", "contention", "overheads", "point_to_point",
+         "collectives", "not_fitted"},
         {"schema", "version", "machine", "provenance"});
   const std::string schema = r.text(root["schema"], "schema");
   if (schema != kSchemaName) {
@@ -764,6 +795,7 @@ Profile parse_profile(const std::string& text, const std::string& where) {
   if (root["memory"]) p.memory = read_memory(r, root["memory"]);
   if (root["column_walk"]) p.column_walk = read_column_walk(r, root["column_walk"]);
   if (root["random_chase"]) p.random_chase = read_random_chase(r, root["random_chase"]);
+  if (root["dram_bandwidth"]) p.dram_bandwidth = read_dram_bandwidth(r, root["dram_bandwidth"]);
   if (root["contention"]) p.contention = read_contention(r, root["contention"]);
   if (root["overheads"]) p.overheads = read_overheads(r, root["overheads"]);
   if (root["point_to_point"]) p.point_to_point = read_point_to_point(r, root["point_to_point"]);
@@ -894,6 +926,19 @@ std::string to_yaml(const Profile& p) {
           << "working_set_bytes" << YAML::Value << point.working_set_bytes << YAML::Key << "seconds"
           << YAML::Value;
       emit_quantity(out, point.seconds);
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
+
+  if (!p.dram_bandwidth.empty()) {
+    out << YAML::Key << "dram_bandwidth" << YAML::Value << YAML::BeginSeq;
+    for (const DramBandwidthPoint& point : p.dram_bandwidth) {
+      out << YAML::BeginMap << YAML::Key << "kernel" << YAML::Value << point.kernel << YAML::Key
+          << "threads" << YAML::Value << point.threads << YAML::Key << "working_set_bytes"
+          << YAML::Value << point.working_set_bytes << YAML::Key << "bytes_per_second"
+          << YAML::Value;
+      emit_quantity(out, point.bytes_per_second);
       out << YAML::EndMap;
     }
     out << YAML::EndSeq;

@@ -157,6 +157,16 @@ std::string format_profile(const Profile& p) {
     }
   }
 
+  if (!p.dram_bandwidth.empty()) {
+    out += "\nDRAM bandwidth by working set (all threads together)\n";
+    for (const DramBandwidthPoint& point : p.dram_bandwidth) {
+      line(out,
+           fmt::format("{}/{}, {}", point.kernel, point.threads,
+                       format_bytes(static_cast<double>(point.working_set_bytes))),
+           point.bytes_per_second);
+    }
+  }
+
   if (p.contention) {
     const Contention& k = *p.contention;
     out += "\nContention (Amato et al. (1999), section 4; per access)\n";

@@ -156,6 +156,12 @@ TEST(MemorySummary, TakesMediansOverEachWindow) {
   EXPECT_DOUBLE_EQ(summary.levels[1].bytes_per_second.at("triad/2").median, 150e9);
   EXPECT_DOUBLE_EQ(summary.levels[3].bytes_per_second.at("triad/2").median, 41e9);
   EXPECT_EQ(summary.levels[3].bytes_per_second.at("triad/2").sizes, 2u);
+  // Every size in memory's window stays in the sweep, the 128 MiB the plateau left out too.
+  ASSERT_EQ(summary.dram_bandwidth.size(), 3u);
+  EXPECT_EQ(summary.dram_bandwidth[0].bytes, 128u << 20);
+  EXPECT_DOUBLE_EQ(summary.dram_bandwidth[0].median, 70e9);
+  EXPECT_EQ(summary.dram_bandwidth[0].kernel, "triad");
+  EXPECT_EQ(summary.dram_bandwidth[0].threads, 2u);
   EXPECT_EQ(summary.thread_counts, std::vector<unsigned>{2});
   const std::string text = format_memory_summary(summary);
   EXPECT_NE(text.find("1.10 ns 2.8 cyc"), std::string::npos) << text;

@@ -305,6 +305,59 @@ TEST(ProfileBuilder, TheRandomChaseCurveKeepsEveryThreadCountButCapacitiesComeFr
   }
 }
 
+// The chase run with a triad sweep beside it (two threads): each size's repetitions and their
+// median, as the memory suite writes them. L2 is 1 MiB a core, so two threads' window in memory
+// starts at 8 MiB.
+TEST(ProfileBuilder, TheSweepInMemoryIsKeptAsACurveWithItsRepetitionsRanges) {
+  const auto folder = chase_run(false);
+  nlohmann::json benchmarks = nlohmann::json::array();
+  for (const auto& [bytes, rate] : std::vector<std::pair<std::uint64_t, double>>{
+           {524288, 200e9}, {16u << 20, 60e9}, {64u << 20, 50e9}, {1u << 30, 25e9}}) {
+    const std::string run = fmt::format("memory.bandwidth.triad/threads:2/ws:{}", bytes);
+    const nlohmann::json params = {{"suite", "memory"},       {"part", "bandwidth-t2"},
+                                   {"kernel", "triad"},       {"threads", 2},
+                                   {"bytes_per_element", 24}, {"working_set_bytes", bytes}};
+    for (const auto& [aggregate, value] :
+         {std::pair{"", 0.9 * rate}, {"", 1.2 * rate}, {"", rate}, {"median", rate}}) {
+      nlohmann::json e = {{"name", run + (*aggregate ? std::string("_") + aggregate : "")},
+                          {"run_name", run},
+                          {"run_type", *aggregate ? "aggregate" : "iteration"},
+                          {"iterations", 3},
+                          {"real_time", 1.0},
+                          {"cpu_time", 1.0},
+                          {"time_unit", "ns"},
+                          {"bytes_per_second", value},
+                          {"params", params}};
+      if (*aggregate) e["aggregate_name"] = aggregate;
+      benchmarks.push_back(e);
+    }
+  }
+  nlohmann::json document =
+      nlohmann::json::parse(read_file(folder / "memory-latency-random-base.json"));
+  document["benchmarks"] = benchmarks;
+  write_file_atomically(folder / "memory-bandwidth-t2.json", document.dump(1));
+  const profile::Profile p =
+      build_profile(read_run_records(read_result_folder(folder)), "m", folder);
+  std::filesystem::remove(folder / "memory-bandwidth-t2.json");
+  // 512 KiB lies in L2: not in the curve. The three sizes from 16 MiB on are, in order.
+  ASSERT_EQ(p.dram_bandwidth.size(), 3u);
+  EXPECT_EQ(p.dram_bandwidth[0].working_set_bytes, 16u << 20);
+  EXPECT_EQ(p.dram_bandwidth[2].working_set_bytes, 1u << 30);
+  const profile::DramBandwidthPoint& first = p.dram_bandwidth[0];
+  EXPECT_EQ(first.kernel, "triad");
+  EXPECT_EQ(first.threads, 2u);
+  EXPECT_DOUBLE_EQ(first.bytes_per_second.value, 60e9);
+  ASSERT_TRUE(first.bytes_per_second.interval);
+  EXPECT_DOUBLE_EQ(first.bytes_per_second.interval->low, 0.9 * 60e9);
+  EXPECT_DOUBLE_EQ(first.bytes_per_second.interval->high, 1.2 * 60e9);
+  EXPECT_EQ(first.bytes_per_second.origin, profile::Origin::measured);
+  // The level's plateau is the slowest sizes' (1 GiB); the curve keeps the others. And the curve
+  // survives the profile's file.
+  EXPECT_DOUBLE_EQ(p.memory.back().bandwidth.at("triad/2").value, 25e9);
+  EXPECT_EQ(profile::parse_profile(profile::to_yaml(p), "round trip").dram_bandwidth,
+            p.dram_bandwidth);
+}
+
 // An MPI collectives result file: each benchmark's median, min and max aggregates, as the MPI
 // suite writes them, for (operation, ranks, bytes, median, min, max); bytes < 0: the barrier.
 struct CollectiveRow {

@@ -64,6 +64,10 @@ Profile full_profile() {
        {std::tuple{1u, 33554432u, 1.7e-7}, {1u, 67108864u, 2.0e-7}, {2u, 67108864u, 2.3e-7}}) {
     p.random_chase.push_back({threads, bytes, q(seconds, "s")});
   }
+  for (const auto& [threads, bytes, rate] :
+       {std::tuple{1u, 268435456u, 2.5e10}, {2u, 268435456u, 4.1e10}}) {
+    p.dram_bandwidth.push_back({"triad", threads, bytes, q(rate, "B/s")});
+  }
   Contention c;
   c.counts = "derived";
   c.banks = 2;
@@ -505,6 +509,21 @@ TEST_F(Malformed, RandomChase) {
   ASSERT_NE(good.find("value: 1.7e-07"), std::string::npos) << good;
   expect_rejected(replaced(good, "value: 1.7e-07", "value: 0"),
                   "random_chase[0].seconds: expected a time > 0");
+}
+
+TEST_F(Malformed, DramBandwidth) {
+  ASSERT_NE(good.find("dram_bandwidth:\n  - kernel: triad\n"), std::string::npos) << good;
+  expect_rejected(replaced(good, "dram_bandwidth:\n  - kernel: triad\n",
+                           "dram_bandwidth:\n  - kernel: gather\n"),
+                  "dram_bandwidth[0].kernel: 'gather' is not a streaming kernel");
+  expect_rejected(replaced(good, "working_set_bytes: 268435456", "working_set_bytes: 0"),
+                  "dram_bandwidth[0].working_set_bytes: expected 1 or more");
+  ASSERT_NE(good.find("value: 25000000000"), std::string::npos) << good;
+  expect_rejected(replaced(good, "value: 25000000000", "value: 0"),
+                  "dram_bandwidth[0].bytes_per_second: expected a rate > 0");
+  expect_rejected(
+      replaced(good, "value: 25000000000\n      unit: B/s", "value: 25000000000\n      unit: GB/s"),
+      "dram_bandwidth[0].bytes_per_second");
 }
 
 TEST_F(Malformed, WrongTypes) {
