@@ -28,8 +28,8 @@ double Expression::operator()(double n) const {
 
 const std::vector<std::string>& communication_operations() {
   static const std::vector<std::string> names = {
-      "point_to_point", "broadcast", "gather", "scatter",   "alltoall", "shift",
-      "allgather",      "barrier",   "reduce", "allreduce", "scan"};
+      "point_to_point", "broadcast", "gather",  "scatter", "alltoall",  "shift",
+      "halo",           "allgather", "barrier", "reduce",  "allreduce", "scan"};
   return names;
 }
 

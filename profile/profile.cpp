@@ -351,8 +351,13 @@ const Collective& require_collective(const Profile& profile, const std::string& 
   if (it != profile.collectives.end()) return it->second;
   std::vector<std::string> present;
   for (const auto& [name, collective] : profile.collectives) present.push_back(name);
-  throw input_error(where, fmt::format("collectives.{}: absent; the profile has {}", operation,
-                                       key_list(present)));
+  // The halo step joined the suite after the others: an older profile lacks it alone.
+  const std::string hint = operation == "halo"
+                               ? " (profiles made before the halo step was measured lack it: "
+                                 "characterize again, or write the step as two shifts)"
+                               : "";
+  throw input_error(where, fmt::format("collectives.{}: absent; the profile has {}{}", operation,
+                                       key_list(present), hint));
 }
 
 const PointToPoint& require_point_to_point(const Profile& profile, const std::string& where) {

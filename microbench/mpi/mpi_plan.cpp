@@ -26,8 +26,8 @@ bool buffers_fit(const MpiSuitePlan& plan, int k, std::uint64_t m) {
 }  // namespace
 
 std::vector<std::string> collective_names() {
-  return {"barrier", "bcast",     "gather", "scatter",   "alltoall",
-          "shift",   "allgather", "reduce", "allreduce", "scan"};
+  return {"barrier", "bcast",     "gather", "scatter",   "alltoall", "shift",
+          "halo",    "allgather", "reduce", "allreduce", "scan"};
 }
 
 std::vector<PlannedCollective> planned_collectives(const MpiSuitePlan& plan) {

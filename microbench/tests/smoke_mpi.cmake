@@ -22,7 +22,7 @@ set(names "mpi.pingpong/bytes:0" "mpi.pingpong/bytes:1048576" "mpi.map.latency/a
     "mpi.map.bandwidth/a:0/b:1" "mpi.stream.unidirectional/bytes:65536"
     "mpi.stream.bidirectional/bytes:8" "mpi.collective.barrier/ranks:2"
     "mpi.collective.barrier/ranks:${RANKS}")
-foreach(op bcast gather scatter alltoall shift allgather reduce allreduce scan)
+foreach(op bcast gather scatter alltoall shift halo allgather reduce allreduce scan)
   list(APPEND names "mpi.collective.${op}/ranks:2/bytes:8"
        "mpi.collective.${op}/ranks:${RANKS}/bytes:4096")
 endforeach()

@@ -366,6 +366,32 @@ TEST(CostModel, TheHaloExchangeIsTwoShiftsPerStep) {
   EXPECT_THROW(halo.at(4, Scheme::full_overhead), Error);
 }
 
+TEST(CostModel, AHaloStepIsPricedFromTheMeasuredSteps) {
+  // The same exchange written as the suite measures it: 100 steps of the halo (two MPI_Sendrecv,
+  // down then up, 9000 B each way). At n = 2 the profile measured a step at 5 us [4.5 .. 5.5] for
+  // 1000 B and 13 us [12 .. 14] for 17000 B: 9 us [8.25 .. 9.75] at 9000 B, 0.9 ms in all.
+  profile::Profile node = made_up_node();
+  profile::Collective halo;
+  halo.ranks = {2};
+  halo.measurements.push_back({2, 1000, q(5e-6, "s", 4.5e-6, 5.5e-6)});
+  halo.measurements.push_back({2, 17000, q(13e-6, "s", 12e-6, 14e-6)});
+  node.collectives["halo"] = halo;
+  const std::string sheet =
+      "kind,name,value,work [flop],dop,operation,bytes [B],count,after\n"
+      "parameter,K,100,,,,,,\n"
+      "component,sweep,,1e6,n,,,,\n"
+      "communication,exchange,,,,halo,9000,K*(n>1),sweep\n";
+  const Predictor steps(parse_workload(sheet, "model.csv"), node, "made-up.yaml");
+  const Point two = steps.at(2, Scheme::full_overhead);
+  EXPECT_NEAR(two.communication, 900e-6, 1e-12);
+  ASSERT_TRUE(two.communication_range);
+  EXPECT_NEAR(two.communication_range->low, 825e-6, 1e-12);
+  EXPECT_NEAR(two.communication_range->high, 975e-6, 1e-12);
+  // A profile without the halo step is refused, naming it and what to do.
+  expect_error_naming([&] { predictor(sheet); }, "collectives.halo: absent");
+  expect_error_naming([&] { predictor(sheet); }, "write the step as two shifts");
+}
+
 TEST(CostModel, PointToPointCarriesTheHockneyIntervals) {
   // 10 messages of 1000 B: 10 x (1 us + 1000 B / 1 GB/s) = 20 us, [10 x (0.9 + 0.8) = 17 ..
   // 10 x (1.1 + 1.25) = 23.5] us.
