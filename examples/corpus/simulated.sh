@@ -15,6 +15,8 @@
 # simulated machine made before (then none is characterized). Records go to
 # <records>/<program>.csv and .json (default examples/corpus/records/simulated-<platform>/), with
 # the profile, the characterization's log and times.txt (the wall time of each step).
+# SONDE_SIM_SHEETS=vK takes each program's latest spreadsheet up to version K, as check.sh's
+# SONDE_SHEETS does (default v1; v5: the stencil's exchange as the measured halo step).
 # Needs the release build with SimGrid (build/release/bin/sonde-bench-mpi-smpi).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -33,6 +35,16 @@ if [[ ! -x $bin/sonde-bench-mpi-smpi ]]; then
   exit 1
 fi
 mkdir -p "$records" "$work"
+sheets=${SONDE_SIM_SHEETS:-v1}
+[[ "$sheets" =~ ^v[1-9]$ ]] || { echo "simulated: SONDE_SIM_SHEETS is '$sheets'; expected v1, v2, ..." >&2; exit 2; }
+# The spreadsheet of version $sheets for <base>.csv, or the latest before it that exists.
+sheet() {
+  local base=$1 k=${sheets#v}
+  for ((; k > 1; k--)); do
+    [[ -f "$base-v$k.csv" ]] && { echo "$base-v$k.csv"; return; }
+  done
+  echo "$base.csv"
+}
 
 network=${SONDE_SIM_NETWORK:-$records/$platform_name-$profile_ranks.yaml}
 if [[ ! -f $network ]]; then
@@ -65,11 +77,11 @@ check() {
   echo "$name at $ranks ranks: $((SECONDS - started)) s" | tee -a "$records/times.txt"
 }
 r=(--repetitions '{repetitions}')
-check stencil examples/corpus/stencil/stencil.csv "$bin/sonde-example-stencil-smpi" --N '{N}' \
+check stencil "$(sheet examples/corpus/stencil/stencil)" "$bin/sonde-example-stencil-smpi" --N '{N}' \
   --K '{K}' "${r[@]}"
-check cg examples/corpus/cg/cg.csv "$bin/sonde-example-cg-smpi" --N '{N}' --K '{K}' "${r[@]}"
-check transpose examples/corpus/transpose/transpose.csv "$bin/sonde-example-transpose-smpi" \
+check cg "$(sheet examples/corpus/cg/cg)" "$bin/sonde-example-cg-smpi" --N '{N}' --K '{K}' "${r[@]}"
+check transpose "$(sheet examples/corpus/transpose/transpose)" "$bin/sonde-example-transpose-smpi" \
   --N '{N}' --K '{K}' "${r[@]}"
-check heat examples/heat/heat-resources.csv "$bin/sonde-example-heat-smpi" --points '{N}' \
+check heat "$(sheet examples/heat/heat-resources)" "$bin/sonde-example-heat-smpi" --points '{N}' \
   --steps '{K}' "${r[@]}"
 exit $status
