@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 
 #include "core/error.hpp"
+#include "predict/across_nodes.hpp"
 
 namespace sonde::replay {
 
@@ -191,8 +193,21 @@ Costs costs_from_profiles(const CostSources& sources) {
     const auto found = side.profile->collectives.find(trace::name(op));
     if (found != side.profile->collectives.end()) {
       try {
-        const profile::CollectiveEstimate at_bytes = found->second.estimate(ranks, bytes);
-        const profile::CollectiveEstimate at_zero = found->second.estimate(ranks, 0);
+        profile::CollectiveEstimate at_bytes = found->second.estimate(ranks, bytes);
+        profile::CollectiveEstimate at_zero = found->second.estimate(ranks, 0);
+        // Beyond the measured communicators on nodes of several cores, the growth of the
+        // communicators that span nodes, as `sonde predict` takes it (the communicator filling
+        // its nodes).
+        const std::optional<std::uint64_t> cores = side.profile->machine.cores_per_node;
+        if (at_bytes.extrapolated_from && cores && *cores > 1) {
+          const double nodes = std::max(1.0, std::ceil(ranks / static_cast<double>(*cores)));
+          auto spanning = predict::across_nodes(found->second, ranks, bytes, *cores, nodes);
+          auto spanning_zero = predict::across_nodes(found->second, ranks, 0, *cores, nodes);
+          if (spanning && spanning_zero) {
+            at_bytes = std::move(*spanning);
+            at_zero = std::move(*spanning_zero);
+          }
+        }
         return {scaled(at_zero.seconds, at_bytes.seconds, latency_scale, bandwidth_scale),
                 fmt::format("{}: {}", side.file, at_bytes.how)};
       } catch (const Error&) {

@@ -373,6 +373,41 @@ TEST(Costs, FromARecordedProfile) {
   EXPECT_DOUBLE_EQ(table.message(measured.bytes, Link::within_node), at_size[at_size.size() / 2]);
 }
 
+TEST(Costs, BeyondTheMeasuredCommunicatorsTheGrowthAcrossNodesAsPredictTakesIt) {
+  // Nodes of 8 cores; an allreduce by recursive doubling, 0.25 us a round inside a node and
+  // 2.25 us a round between nodes (3, 5.25 and 7.5 us at 16, 32 and 64 ranks), whatever its
+  // size up to 8 B. The form over every n, 0.12 n us, would double the 7.5 us at 128 ranks; one
+  // more round between nodes gives 9.75 us, as in `sonde predict`.
+  profile::Profile machine = profile::read_profile("machines/epyc-vm.yaml");
+  machine.machine.cores_per_node = 8;
+  profile::Collective rounds;
+  for (const auto& [n, seconds] : std::vector<std::pair<std::uint64_t, double>>{
+           {2, 0.25e-6}, {4, 0.5e-6}, {8, 0.75e-6}, {16, 3e-6}, {32, 5.25e-6}, {64, 7.5e-6}}) {
+    for (const double bytes : {0.0, 8.0}) {
+      profile::Quantity t;
+      t.value = seconds;
+      t.unit = "s";
+      rounds.measurements.push_back({n, bytes, t});
+    }
+  }
+  rounds.t0.unit = "s";
+  rounds.t0.terms = {profile::Term{"n", 0.12e-6, 0, std::nullopt}};
+  machine.collectives["allreduce"] = rounds;
+  CostSources sources;
+  sources.within_node = &machine;
+  sources.within_node_file = "made-up.yaml";
+  const Costs costs = costs_from_profiles(sources);
+  const CollectiveCost grown = costs.collective(CollectiveOp::allreduce, 128, 8, Link::within_node);
+  EXPECT_NEAR(grown.seconds, 9.75e-6, 1e-12);
+  EXPECT_NE(grown.how.find("across nodes of 8 cores"), std::string::npos) << grown.how;
+  // On nodes of one core, the form's growth from the point at 64: 15 us.
+  machine.machine.cores_per_node = 1;
+  EXPECT_NEAR(costs_from_profiles(sources)
+                  .collective(CollectiveOp::allreduce, 128, 8, Link::within_node)
+                  .seconds,
+              15e-6, 1e-12);
+}
+
 TEST(Costs, ExtrapTable3OnTheCm5) {
   // Shanmugam et al. (1995), Table 3: MipsRatio 0.41 from the Sun 4's 1.1360 and the CM-5's
   // 2.7645 scalar Mflop/s; a barrier on the CM-5 with BarrierModelTime 5 µs and the others absent
