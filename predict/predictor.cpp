@@ -205,11 +205,6 @@ Span chase_per_load(const std::vector<profile::RandomChasePoint>& chases, std::u
 
 // Levels whose name starts with L1 or L2 are private to a core; the others (L3, DRAM) are shared by
 // the processes of a node, so their working sets add up.
-// Operations whose every rank sends as many messages of the same size whatever n.
-bool neighbour_exchange(const std::string& operation) {
-  return operation == "shift" || operation == "halo";
-}
-
 bool private_level(const profile::MemoryLevel& level) {
   return level.name.rfind("L1", 0) == 0 || level.name.rfind("L2", 0) == 0;
 }
@@ -707,8 +702,7 @@ Predictor::Cost Predictor::operation_cost(std::size_t index, double n) const {
   }
   profile::CollectiveEstimate estimate;
   const std::optional<std::uint64_t> cores = target_.machine.cores_per_node;
-  bool across = false;      // the growth across nodes replaced the form's
-  bool form_growth = true;  // the form's growth gave the time beyond the measured n
+  bool across = false;  // the growth across nodes replaced the form's
   try {
     estimate = collectives_[index]->estimate(n, bytes);
     // Beyond the measured communicators of a cluster of multi-core nodes: the growth of the
@@ -718,7 +712,6 @@ Predictor::Cost Predictor::operation_cost(std::size_t index, double n) const {
     if (estimate.extrapolated_from && cores) {
       if (auto spanning = across_nodes(*collectives_[index], n, bytes, *cores, n / per_node)) {
         across = true;
-        form_growth = false;
         const double by_form = estimate.seconds;
         profile::Interval range =
             spanning->range.value_or(profile::Interval{spanning->seconds, spanning->seconds, 1});
@@ -729,30 +722,6 @@ Predictor::Cost Predictor::operation_cost(std::size_t index, double n) const {
             fmt::format("; the form's growth over every n gives {}", format_seconds(by_form));
         estimate = std::move(*spanning);
       }
-    }
-    // A neighbour exchange (a shift, a halo step) sends each rank as many messages of the same
-    // size whatever n: beyond the measured communicators its time is the one at the largest, N.
-    // Under SMPI the stencil's halo step grew from 16 to 64 ranks of a fat tree of 8-core nodes,
-    // where its communicators first crossed leaves, and not from 64 to 512; a growth fitted to
-    // those points went on growing (1.45 to 1.70 times the time at 256 and 512). Where farther
-    // neighbours cross a level of the network no measured communicator crossed, the time does
-    // grow: the interval reaches the growth's value.
-    if (estimate.extrapolated_from && neighbour_exchange(o.operation)) {
-      const double largest = static_cast<double>(*estimate.extrapolated_from);
-      profile::CollectiveEstimate flat = collectives_[index]->estimate(largest, bytes);
-      profile::Interval range =
-          flat.range.value_or(profile::Interval{flat.seconds, flat.seconds, 1});
-      range.low = std::min(range.low, estimate.seconds);
-      range.high = std::max(range.high, estimate.seconds);
-      flat.range = range;
-      flat.how = fmt::format(
-          "a neighbour exchange beyond the measured n: as at n = {:.0f}, {} (growing {}: {})",
-          largest, flat.how, across ? "as across nodes" : "by the form",
-          format_seconds(estimate.seconds));
-      flat.from_form = false;
-      flat.extrapolated_from = estimate.extrapolated_from;
-      estimate = std::move(flat);
-      form_growth = false;
     }
   } catch (const Error& e) {
     throw input_error(network_path_, fmt::format("collectives.{}: {}; row {} needs it at n = {}",
@@ -769,7 +738,7 @@ Predictor::Cost Predictor::operation_cost(std::size_t index, double n) const {
   // communicators that span nodes, that growth is mostly that of messages inside a node (on a
   // simulated cluster of 8-core nodes profiled at 32 ranks, the alltoall's was 2 to 4 times off
   // at 64 and 128); from more, the growth across nodes could not be fitted.
-  if (estimate.extrapolated_from && form_growth && cores && *cores > 1) {
+  if (estimate.extrapolated_from && !across && cores && *cores > 1) {
     std::set<std::uint64_t> spanning;
     for (const profile::CollectiveMeasurement& m : collectives_[index]->measurements) {
       if (m.ranks > *cores) spanning.insert(m.ranks);

@@ -574,46 +574,6 @@ TEST(CostModel, BeyondTheMeasuredCommunicatorsTheGrowthAcrossNodesIsTheSpanningP
   EXPECT_NEAR(predictor_on(single).at(128, Scheme::full_overhead).communication, 15e-6, 1e-12);
 }
 
-TEST(CostModel, ANeighbourExchangeBeyondTheMeasuredCommunicatorsStaysAtTheLargest) {
-  // A shift of 1000 B measured at n = 2 .. 16 on nodes of one core: 2, 2, 3, 4 us (a farther
-  // network level at 8 and at 16), its form 1 us x log n. At 64 ranks each rank still sends one
-  // message of 1000 B: 4 us as at 16, the interval reaching the form's 4 us x log 64 / log 16 =
-  // 6 us; 100 shifts, 0.4 ms [0.4 .. 0.6].
-  profile::Profile node = made_up_node();
-  node.machine.cores_per_node = 1;
-  profile::Collective shift;
-  for (const auto& [n, seconds] :
-       std::vector<std::pair<std::uint64_t, double>>{{2, 2e-6}, {4, 2e-6}, {8, 3e-6}, {16, 4e-6}}) {
-    shift.measurements.push_back({n, 1000, q(seconds, "s")});
-  }
-  shift.t0.unit = "s";
-  shift.t0.terms = {profile::Term{"log n", 1e-6, 0, std::nullopt}};
-  node.collectives["shift"] = shift;
-  const Predictor ring(parse_workload("kind,name,time [s],dop,operation,bytes [B],count,after\n"
-                                      "component,work,1e-3,1,,,,\n"
-                                      "communication,pass,,,shift,1000,100,work\n",
-                                      "model.csv"),
-                       node, "made-up.yaml");
-  const Point p = ring.at(64, Scheme::full_overhead);
-  EXPECT_NEAR(p.communication, 400e-6, 1e-12);
-  ASSERT_TRUE(p.communication_range);
-  EXPECT_NEAR(p.communication_range->low, 400e-6, 1e-12);
-  EXPECT_NEAR(p.communication_range->high, 600e-6, 1e-12);
-  const std::string notes = fmt::format("{}", fmt::join(p.notes, "\n"));
-  EXPECT_NE(notes.find("pass: a neighbour exchange beyond the measured n: as at n = 16"),
-            std::string::npos)
-      << notes;
-  // Another collective keeps the form's growth: an allreduce of the same points gives 6 us.
-  profile::Profile reduce = node;
-  reduce.collectives["allreduce"] = shift;
-  const Predictor sum(parse_workload("kind,name,time [s],dop,operation,bytes [B],count,after\n"
-                                     "component,work,1e-3,1,,,,\n"
-                                     "communication,sum,,,allreduce,1000,100,work\n",
-                                     "model.csv"),
-                      reduce, "made-up.yaml");
-  EXPECT_NEAR(sum.at(64, Scheme::full_overhead).communication, 600e-6, 1e-12);
-}
-
 TEST(CostModel, CommunicationNotesLeaveTheComponentsOut) {
   // Four processes on a node of 4 cores share DRAM measured with 2 threads: a note on the triad.
   // The alltoall measured at n = 2 and 4: a note on the exchange. T_comm's notes hold only that.
