@@ -28,9 +28,10 @@ const std::vector<model::Form>& node_forms() {
 
 }  // namespace
 
-std::optional<profile::CollectiveEstimate> across_nodes(
-    const profile::Collective& collective, double n, double bytes, std::uint64_t cores_per_node,
-    double nodes_at_n, const std::vector<double>& protocol_switches) {
+std::optional<profile::CollectiveEstimate> across_nodes(const profile::Collective& collective,
+                                                        double n, double bytes,
+                                                        std::uint64_t cores_per_node,
+                                                        double nodes_at_n) {
   if (cores_per_node < 2) return std::nullopt;
   const double cores = static_cast<double>(cores_per_node);
   std::set<std::uint64_t> ranks;
@@ -46,10 +47,10 @@ std::optional<profile::CollectiveEstimate> across_nodes(
     if (at >= 2 && at <= cores) within = at;
   }
   if (spanning.size() < 3 || within == 0) return std::nullopt;
-  const double one_node = collective.estimate(within, bytes, protocol_switches).seconds;
+  const double one_node = collective.estimate(within, bytes).seconds;
   std::vector<double> nodes, beyond;
   for (const double at : spanning) {
-    const double added = collective.estimate(at, bytes, protocol_switches).seconds - one_node;
+    const double added = collective.estimate(at, bytes).seconds - one_node;
     if (!(added > 0)) return std::nullopt;
     nodes.push_back(at / cores);
     beyond.push_back(added);
@@ -68,8 +69,7 @@ std::optional<profile::CollectiveEstimate> across_nodes(
     return std::nullopt;
   }
   if (!growth) return std::nullopt;
-  const profile::CollectiveEstimate at_largest =
-      collective.estimate(largest, bytes, protocol_switches);
+  const profile::CollectiveEstimate at_largest = collective.estimate(largest, bytes);
   const double added = (*growth)(nodes_at_n) - (*growth)(largest / cores);
   profile::CollectiveEstimate out;
   out.seconds = at_largest.seconds + added;

@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <vector>
 
 #include "profile/profile.hpp"
 
@@ -22,9 +21,10 @@ namespace sonde::predict {
 // largest N plus a (g(nodes_at_n) - g(N / c)). Nothing
 // (nullopt) where n is not beyond N, N does not span nodes, fewer than three measured
 // communicators span nodes, none lies within one node, or the time beyond one node is not
-// positive at each of them. `protocol_switches` as in profile::Collective::estimate.
-std::optional<profile::CollectiveEstimate> across_nodes(
-    const profile::Collective& collective, double n, double bytes, std::uint64_t cores_per_node,
-    double nodes_at_n, const std::vector<double>& protocol_switches = {});
+// positive at each of them.
+std::optional<profile::CollectiveEstimate> across_nodes(const profile::Collective& collective,
+                                                        double n, double bytes,
+                                                        std::uint64_t cores_per_node,
+                                                        double nodes_at_n);
 
 }  // namespace sonde::predict

@@ -704,15 +704,13 @@ Predictor::Cost Predictor::operation_cost(std::size_t index, double n) const {
   const std::optional<std::uint64_t> cores = target_.machine.cores_per_node;
   bool across = false;  // the growth across nodes replaced the form's
   try {
-    const std::vector<double> switches = profile::protocol_switches(target_);
-    estimate = collectives_[index]->estimate(n, bytes, switches);
+    estimate = collectives_[index]->estimate(n, bytes);
     // Beyond the measured communicators of a cluster of multi-core nodes: the growth of the
     // communicators that span nodes, where there are enough of them, not the form's. Neither
     // sees a level of the network that no measured communicator crossed (a dragonfly's global
     // links), so the interval reaches the form's extrapolation too.
     if (estimate.extrapolated_from && cores) {
-      if (auto spanning =
-              across_nodes(*collectives_[index], n, bytes, *cores, n / per_node, switches)) {
+      if (auto spanning = across_nodes(*collectives_[index], n, bytes, *cores, n / per_node)) {
         across = true;
         const double by_form = estimate.seconds;
         profile::Interval range =

@@ -199,11 +199,9 @@ Interval range_around(double value, double a, double b, double level) {
 namespace {
 
 // The measured points at exactly n, interpolated piecewise-linearly in m (below the smallest size
-// its time, above the largest extrapolated from the last two; not across a protocol switch, see
-// Collective::estimate); nullopt where none was measured.
+// its time, above the largest extrapolated from the last two); nullopt where none was measured.
 std::optional<CollectiveEstimate> measured_at(const std::vector<CollectiveMeasurement>& measured,
-                                              double n, double bytes,
-                                              const std::vector<double>& protocol_switches) {
+                                              double n, double bytes) {
   std::vector<const CollectiveMeasurement*> points;
   for (const CollectiveMeasurement& m : measured) {
     if (static_cast<double>(m.ranks) == n) points.push_back(&m);
@@ -239,27 +237,6 @@ std::optional<CollectiveEstimate> measured_at(const std::vector<CollectiveMeasur
   std::size_t upper = 1;
   while (!beyond && points[upper]->bytes < bytes) ++upper;
   if (beyond) upper = points.size() - 1;
-  // A protocol switch of the point-to-point fit between the two nearest sizes: a line between
-  // them mixes two protocols, so the line of the two sizes on m's side of the switch is drawn on
-  // (under SMPI a 32 KiB halo step, eager, lay 1.4 times below the line from 16 KiB to the 64 KiB
-  // rendezvous step, and on the line through 4 and 16 KiB).
-  std::string across_switch;
-  if (!beyond) {
-    double first_switch = 0, last_switch = 0;
-    for (const double at : protocol_switches) {
-      if (at > points[upper - 1]->bytes && at <= points[upper]->bytes) {
-        if (first_switch == 0 || at < first_switch) first_switch = at;
-        last_switch = std::max(last_switch, at);
-      }
-    }
-    if (first_switch > 0 && bytes < first_switch && upper >= 2) {
-      --upper;  // the two sizes below the switch
-      across_switch = fmt::format("below the protocol switch at {} B", first_switch);
-    } else if (last_switch > 0 && bytes >= last_switch && upper + 1 < points.size()) {
-      ++upper;  // the two sizes above it
-      across_switch = fmt::format("above the protocol switch at {} B", last_switch);
-    }
-  }
   const CollectiveMeasurement& a = *points[upper - 1];
   const CollectiveMeasurement& b = *points[upper];
   CollectiveEstimate out;
@@ -277,24 +254,18 @@ std::optional<CollectiveEstimate> measured_at(const std::vector<CollectiveMeasur
                              line_at(a.bytes, ia.high, b.bytes, ib.high, bytes),
                              std::min(ia.level, ib.level));
   }
-  if (beyond) {
-    out.how = fmt::format(
-        "extrapolated beyond the largest measured size {} B at n = {} from sizes {} and {} B",
-        b.bytes, n, a.bytes, b.bytes);
-  } else if (!across_switch.empty()) {
-    out.how = fmt::format("{}: the line through measured sizes {} and {} B at n = {}",
-                          across_switch, a.bytes, b.bytes, n);
-  } else {
-    out.how = fmt::format("interpolated between measured sizes {} and {} B at n = {}", a.bytes,
-                          b.bytes, n);
-  }
+  out.how = beyond ? fmt::format(
+                         "extrapolated beyond the largest measured size {} B at n = {} "
+                         "from sizes {} and {} B",
+                         b.bytes, n, a.bytes, b.bytes)
+                   : fmt::format("interpolated between measured sizes {} and {} B at n = {}",
+                                 a.bytes, b.bytes, n);
   return out;
 }
 
 }  // namespace
 
-CollectiveEstimate Collective::estimate(double n, double bytes,
-                                        const std::vector<double>& protocol_switches) const {
+CollectiveEstimate Collective::estimate(double n, double bytes) const {
   if (!(n >= 1) || !std::isfinite(n)) {
     throw input_error("collective", fmt::format("n = {}: a communicator has one rank or more", n));
   }
@@ -305,10 +276,7 @@ CollectiveEstimate Collective::estimate(double n, double bytes,
   if (n == 1) return {0.0, std::nullopt, "one process: no communication", std::nullopt, false};
   // A point measured at this n beats a form fitted through all n: the form smooths over the steps
   // a hierarchical network puts in n (a ring of more ranks than a leaf switch holds crosses it).
-  if (std::optional<CollectiveEstimate> at_n =
-          measured_at(measurements, n, bytes, protocol_switches)) {
-    return *at_n;
-  }
+  if (std::optional<CollectiveEstimate> at_n = measured_at(measurements, n, bytes)) return *at_n;
   std::set<std::uint64_t> measured_ranks;
   for (const CollectiveMeasurement& m : measurements) measured_ranks.insert(m.ranks);
   if (has_forms()) {
@@ -332,7 +300,7 @@ CollectiveEstimate Collective::estimate(double n, double bytes,
         measured_ranks.empty() ? 0 : static_cast<double>(*measured_ranks.rbegin());
     if (largest >= 2 && n > largest && form(largest) > 0 && out.seconds > 0) {
       const std::optional<CollectiveEstimate> at_largest =
-          measured_at(measurements, largest, bytes, protocol_switches);
+          measured_at(measurements, largest, bytes);
       if (at_largest && at_largest->seconds > 0) {
         const double growth = out.seconds / form(largest);
         CollectiveEstimate anchored;
@@ -376,15 +344,6 @@ std::string key_list(const std::vector<std::string>& keys) {
 }
 
 }  // namespace
-
-std::vector<double> protocol_switches(const Profile& profile) {
-  std::vector<double> out;
-  if (!profile.point_to_point) return out;
-  for (const HockneySegment& segment : profile.point_to_point->segments) {
-    if (segment.from_bytes > 0) out.push_back(segment.from_bytes);
-  }
-  return out;
-}
 
 const Collective& require_collective(const Profile& profile, const std::string& operation,
                                      const std::string& where) {

@@ -304,11 +304,8 @@ struct Collective {
   // the forms: their value at (n, m), or beyond the largest measured communicator N the
   // measurement at N times the forms' growth from N to n. n = 1 is 0 s (one process moves
   // nothing). An input Error when there is no form and no measurement at n, naming the
-  // communicator sizes that were measured. `protocol_switches` (protocol_switches(profile): the
-  // sizes where the point-to-point fit's segments begin) keep the interpolation in m on m's
-  // side of a switch between the two nearest measured sizes, where two sizes on that side exist.
-  CollectiveEstimate estimate(double n, double bytes,
-                              const std::vector<double>& protocol_switches = {}) const;
+  // communicator sizes that were measured.
+  CollectiveEstimate estimate(double n, double bytes) const;
   double seconds(double n, double bytes) const;  // estimate(n, bytes).seconds
 };
 
@@ -346,10 +343,6 @@ std::map<std::string, Profile> reference_profiles(const std::vector<std::string>
 
 // What a prediction can ask a profile for; throws an input Error naming the file and the missing
 // key ("machines/x.yaml: collectives.broadcast: absent; the profile has barrier, reduce").
-// Where the point-to-point fit's segments after the first begin: the message sizes at which the
-// MPI library switches protocol (eager to rendezvous, shared memory to another path).
-std::vector<double> protocol_switches(const Profile& profile);
-
 const Collective& require_collective(const Profile& profile, const std::string& operation,
                                      const std::string& where);
 const PointToPoint& require_point_to_point(const Profile& profile, const std::string& where);

@@ -193,19 +193,16 @@ Costs costs_from_profiles(const CostSources& sources) {
     const auto found = side.profile->collectives.find(trace::name(op));
     if (found != side.profile->collectives.end()) {
       try {
-        const std::vector<double> switches = profile::protocol_switches(*side.profile);
-        profile::CollectiveEstimate at_bytes = found->second.estimate(ranks, bytes, switches);
-        profile::CollectiveEstimate at_zero = found->second.estimate(ranks, 0, switches);
+        profile::CollectiveEstimate at_bytes = found->second.estimate(ranks, bytes);
+        profile::CollectiveEstimate at_zero = found->second.estimate(ranks, 0);
         // Beyond the measured communicators on nodes of several cores, the growth of the
         // communicators that span nodes, as `sonde predict` takes it (the communicator filling
         // its nodes).
         const std::optional<std::uint64_t> cores = side.profile->machine.cores_per_node;
         if (at_bytes.extrapolated_from && cores && *cores > 1) {
           const double nodes = std::max(1.0, std::ceil(ranks / static_cast<double>(*cores)));
-          auto spanning =
-              predict::across_nodes(found->second, ranks, bytes, *cores, nodes, switches);
-          auto spanning_zero =
-              predict::across_nodes(found->second, ranks, 0, *cores, nodes, switches);
+          auto spanning = predict::across_nodes(found->second, ranks, bytes, *cores, nodes);
+          auto spanning_zero = predict::across_nodes(found->second, ranks, 0, *cores, nodes);
           if (spanning && spanning_zero) {
             at_bytes = std::move(*spanning);
             at_zero = std::move(*spanning_zero);

@@ -290,47 +290,6 @@ TEST(Collective, InterpolatesBetweenTheTwoNearestMeasuredSizes) {
       << e.how;
 }
 
-TEST(Collective, InterpolationKeepsToOneSideOfAProtocolSwitch) {
-  // At n = 2: 5 us [4.5 .. 5.5] at 4 KiB, 8 [7 .. 9] at 16 KiB, 30 [28 .. 33] at 64 KiB and 90
-  // [85 .. 96] at 256 KiB.
-  Collective c;
-  const auto point = [](double bytes, double us, double low, double high) {
-    Quantity t;
-    t.value = us * 1e-6;
-    t.unit = "s";
-    t.interval = Interval{low * 1e-6, high * 1e-6, 1.0};
-    return CollectiveMeasurement{2, bytes, t};
-  };
-  c.measurements = {point(4096, 5, 4.5, 5.5), point(16384, 8, 7, 9), point(65536, 30, 28, 33),
-                    point(262144, 90, 85, 96)};
-  // Without a switch, 32 KiB lies on the line from 16 to 64 KiB: 8 + 22 / 3 us.
-  EXPECT_NEAR(c.estimate(2, 32768).seconds, (8 + 22.0 / 3) * 1e-6, 1e-15);
-  // The point-to-point fit switches protocol at 64 KiB: 32 KiB is on the line through 4 and 16
-  // KiB, 8 + 3 x 16384 / 12288 = 12 us; lows 7 + 2.5 x 4 / 3, highs 9 + 3.5 x 4 / 3.
-  const CollectiveEstimate below = c.estimate(2, 32768, {65536});
-  EXPECT_NEAR(below.seconds, 12e-6, 1e-15);
-  ASSERT_TRUE(below.range);
-  EXPECT_NEAR(below.range->low, (7 + 10.0 / 3) * 1e-6, 1e-15);
-  EXPECT_NEAR(below.range->high, (9 + 14.0 / 3) * 1e-6, 1e-15);
-  EXPECT_EQ(below.how,
-            "below the protocol switch at 65536 B: the line through measured sizes 4096 and 16384 "
-            "B at n = 2");
-  // A switch at 20000 B: 32 KiB is above it, on the line through 64 and 256 KiB drawn back,
-  // 30 - 60 x 32768 / 196608 = 20 us.
-  const CollectiveEstimate above = c.estimate(2, 32768, {20000});
-  EXPECT_NEAR(above.seconds, 20e-6, 1e-15);
-  EXPECT_NE(above.how.find("above the protocol switch at 20000 B"), std::string::npos) << above.how;
-  // No two sizes below the switch: the line between the nearest, as without one.
-  EXPECT_NEAR(c.estimate(2, 6000, {8192}).seconds, (5 + 3.0 * 1904 / 12288) * 1e-6, 1e-15);
-  // The switches come from the point-to-point fit's segments after the first.
-  Profile p;
-  PointToPoint p2p;
-  p2p.segments.resize(2);
-  p2p.segments[1].from_bytes = 65536;
-  p.point_to_point = p2p;
-  EXPECT_EQ(protocol_switches(p), std::vector<double>{65536});
-}
-
 TEST(Collective, ExtrapolatesBeyondTheLargestSizeFromTheLastTwo) {
   const Collective c = measured_only();
   // 7168 B is one more 3 KiB step past 4 KiB: 50 + (50 - 20) = 80 us; lows 45 + 27 = 72, highs
