@@ -174,6 +174,10 @@ std::vector<SuiteRun> plan_suites(const SuiteSelection& selection, const Topolog
       common.parts.clear();
       run.arguments = common_option_arguments(common);
     }
+    if (suite == "mpi" && !selection.collective_bytes.empty()) {
+      run.arguments.push_back(
+          fmt::format("--collective-bytes={}", fmt::join(selection.collective_bytes, ",")));
+    }
     runs.push_back(std::move(run));
   }
   return runs;

@@ -46,6 +46,8 @@ struct SuiteSelection {
   std::vector<std::string> mpi_launcher;
   // The MPI suite's program: sonde-bench-mpi-smpi runs under SimGrid's smpirun.
   std::string mpi_program = "sonde-bench-mpi";
+  // Collective message sizes the MPI suite measures besides its plan's (sizes a program sends).
+  std::vector<std::uint64_t> collective_bytes;
 };
 
 // "memory", "contention", "overhead", "compute", "mpi" (the last only when asked for).

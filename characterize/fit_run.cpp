@@ -127,6 +127,11 @@ int characterize_command(CharacterizeCommand command, std::ostream& out, std::os
   for (std::string word; words >> word;) selection.mpi_launcher.push_back(word);
   if (!selection.mpi_launcher.empty()) selection.mpi = true;
   if (options.budget_given) options.budget_seconds = parse_duration(command.budget, "--budget");
+  for (const std::string& text : command.collective_bytes) {
+    const std::uint64_t bytes = parse_bytes(text, "--collective-bytes");
+    if (bytes == 0) throw usage_error("--collective-bytes", "expected sizes of 1 B or more");
+    selection.collective_bytes.push_back(bytes);
+  }
   if (!command.platform.empty()) simulate_on_platform(command);
 
   const auto topology = microbench::Topology::from_system();

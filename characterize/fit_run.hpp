@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "characterize/characterize.hpp"
 
@@ -30,8 +31,9 @@ struct CharacterizeCommand {
   std::string results_root = "results";
   std::string mpi_launcher;  // split at spaces into selection.mpi_launcher; implies mpi
   std::string budget;        // "10m", "90s", "1h"
-  bool json = false;         // the summary as JSON, and no fit
-  std::string profiles_folder = "machines";  // where <machine>.yaml and <machine>/ go
+  std::vector<std::string> collective_bytes;  // "32KiB", "24576": into selection.collective_bytes
+  bool json = false;                          // the summary as JSON, and no fit
+  std::string profiles_folder = "machines";   // where <machine>.yaml and <machine>/ go
   // A simulated cluster: the MPI suite under smpirun on this SimGrid platform file, with this many
   // ranks (0: every core, at most 64) and these further simulator options.
   std::string platform;

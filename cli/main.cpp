@@ -55,6 +55,12 @@ int main(int argc, char** argv) {
     characterize->add_option("--mpi-launcher", run.mpi_launcher,
                              "How to start the MPI suite, e.g. \"mpirun -np 64 --hostfile hosts\" "
                              "or \"srun\" (default: mpiexec -n <cores>); implies --mpi");
+    characterize
+        ->add_option("--collective-bytes", run.collective_bytes,
+                     "Collective message sizes to measure besides the plan's, e.g. 32KiB,24KiB "
+                     "(sizes your programs send: between measured sizes predictions are straight "
+                     "lines in m)")
+        ->delimiter(',');
     auto* platform_option = characterize->add_option(
         "--platform", run.platform,
         "Characterize a simulated cluster instead: the MPI suite under SimGrid's smpirun on this "

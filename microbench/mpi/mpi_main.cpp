@@ -33,20 +33,26 @@ int main(int argc, char** argv) {
       "sonde MPI suite: ping-pong between the first and last rank, a latency and bandwidth map "
       "of rank pairs, streaming bandwidth and collectives over 2, 4, 8, ... ranks";
   suite.headline_counters = {"seconds_per_message", "seconds_per_operation", "bytes_per_second"};
-  std::vector<std::string> message_sizes;
+  std::vector<std::string> message_sizes, collective_sizes;
   suite.add_options = [&](CLI::App& app) {
     add_common_options(app, options);
     app.add_option("--message-bytes", message_sizes,
                    "Ping-pong message sizes instead of 0 B to 16 MiB (e.g. 8,2000000,4MiB)")
+        ->delimiter(',');
+    app.add_option("--collective-bytes", collective_sizes,
+                   "Collective message sizes to measure besides the plan's (e.g. 32KiB,24576)")
         ->delimiter(',');
   };
   suite.common = &options;
   suite.quiet = rank != 0;
   suite.bind_to_first_core = false;  // the launcher places the ranks
   suite.plan = [&](const Topology& topology, const Sizing& local) {
-    std::vector<std::uint64_t> bytes;
+    std::vector<std::uint64_t> bytes, collective_bytes;
     for (const std::string& text : message_sizes) {
       bytes.push_back(sonde::parse_bytes(text, "--message-bytes"));
+    }
+    for (const std::string& text : collective_sizes) {
+      collective_bytes.push_back(sonde::parse_bytes(text, "--collective-bytes"));
     }
     // Every rank must plan alike: the fullest node and the smallest buffer allowance decide.
     MPI_Comm node;
@@ -59,7 +65,7 @@ int main(int argc, char** argv) {
     unsigned long long allowance = local.max_buffer_bytes, smallest = 0;
     MPI_Allreduce(&allowance, &smallest, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
     sizing.max_buffer_bytes = smallest;
-    plan = plan_mpi_suite(options, sizing, size, most_on_node, bytes, kSimulated);
+    plan = plan_mpi_suite(options, sizing, size, most_on_node, bytes, kSimulated, collective_bytes);
     places = gather_places(topology, MPI_COMM_WORLD);
     return SuiteParts{plan.parts, plan.skipped_parts};
   };

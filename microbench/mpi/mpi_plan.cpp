@@ -49,7 +49,8 @@ std::vector<PlannedCollective> planned_collectives(const MpiSuitePlan& plan) {
 
 MpiSuitePlan plan_mpi_suite(const CommonOptions& options, const Sizing& sizing, int ranks,
                             int ranks_per_node, const std::vector<std::uint64_t>& message_bytes,
-                            bool simulated) {
+                            bool simulated,
+                            const std::vector<std::uint64_t>& more_collective_bytes) {
   MpiSuitePlan plan;
   plan.ranks = ranks;
   plan.simulated = simulated;
@@ -131,6 +132,13 @@ MpiSuitePlan plan_mpi_suite(const CommonOptions& options, const Sizing& sizing, 
     // an alltoall of 4 MiB blocks took 668 us where the line through 256 KiB and 1 MiB gave 486.
     for (std::uint64_t m = 8; m <= (1u << 20); m *= 8) plan.collective_bytes.push_back(m);
     for (std::uint64_t m = 1u << 20; m <= (16u << 20); m *= 4) plan.collective_bytes.push_back(m);
+  }
+  // Sizes a program sends, asked for (--collective-bytes): between measured sizes a prediction
+  // is a straight line in m, which bends where protocols switch or links are shared.
+  if (!more_collective_bytes.empty()) {
+    std::set<std::uint64_t> sizes(plan.collective_bytes.begin(), plan.collective_bytes.end());
+    sizes.insert(more_collective_bytes.begin(), more_collective_bytes.end());
+    plan.collective_bytes.assign(sizes.begin(), sizes.end());
   }
   // A collective whose buffers (2 (k + 1) m B a rank) exceed a rank's share of the node's allowance
   // is left out (planned_collectives); the plan says which.

@@ -69,7 +69,8 @@ std::vector<PlannedCollective> planned_collectives(const MpiSuitePlan& plan);
 MpiSuitePlan plan_mpi_suite(const CommonOptions& options, const Sizing& sizing, int ranks,
                             int ranks_per_node,
                             const std::vector<std::uint64_t>& message_bytes = {},
-                            bool simulated = false);
+                            bool simulated = false,
+                            const std::vector<std::uint64_t>& more_collective_bytes = {});
 
 nlohmann::json to_json(const MpiSuitePlan& plan);
 

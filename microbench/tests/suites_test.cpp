@@ -205,6 +205,18 @@ TEST(PlanSuites, PartsPickTheirSuites) {
             (std::vector<std::string>{"peak", "kernels"}));
 }
 
+TEST(PlanSuites, AskedCollectiveSizesGoToTheMpiSuiteAlone) {
+  const Topology topology = Topology::from_synthetic(kBigMachine);
+  SuiteSelection selection;
+  selection.mpi = true;
+  selection.collective_bytes = {32768, 24576};
+  for (const SuiteRun& run : plan_suites(selection, topology, roomy())) {
+    const bool asked = std::find(run.arguments.begin(), run.arguments.end(),
+                                 "--collective-bytes=32768,24576") != run.arguments.end();
+    EXPECT_EQ(asked, run.suite == "mpi") << run.suite;
+  }
+}
+
 TEST(PlanSuites, UnknownSuitesAndPartsAreUsageErrors) {
   const Topology topology = Topology::from_synthetic(kBigMachine);
   SuiteSelection selection;

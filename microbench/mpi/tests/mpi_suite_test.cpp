@@ -40,6 +40,18 @@ TEST(MpiPlan, CommunicatorsDoubleUpToAllRanks) {
   EXPECT_EQ(plan_mpi_suite({}, roomy_node(), 2, 2).communicator_sizes, (std::vector<int>{2}));
 }
 
+TEST(MpiPlan, AskedCollectiveSizesJoinThePlan) {
+  // A simulated plan measures 8 B and powers of 4 from 64 B to 64 KiB; 32 KiB and 24 KiB asked
+  // for join them in order, and a size it has already is not measured twice.
+  const MpiSuitePlan plan = plan_mpi_suite({}, roomy_node(), 4, 4, {}, true, {32768, 24576, 4096});
+  EXPECT_EQ(plan.collective_bytes,
+            (std::vector<std::uint64_t>{8, 64, 256, 1024, 4096, 16384, 24576, 32768, 65536}));
+  const auto planned = planned_collectives(plan);
+  EXPECT_TRUE(std::any_of(planned.begin(), planned.end(), [](const PlannedCollective& c) {
+    return c.op == "halo" && c.ranks == 4 && c.bytes == 24576;
+  }));
+}
+
 TEST(MpiPlan, ASimulatedScanStopsAt128Ranks) {
   // Under SMPI beyond 128 ranks the scan (linear there) is left out above 128, with its reason;
   // the other collectives run at every communicator size. A real run keeps it everywhere.
