@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <sstream>
 
 #include "characterize/characterize.hpp"
@@ -14,6 +15,7 @@
 #include "core/units.hpp"
 #include "fit/memory_levels.hpp"
 #include "fit/profile_builder.hpp"
+#include "microbench/mpi/mpi_plan.hpp"
 #include "microbench/run_context.hpp"
 #include "microbench/sizing.hpp"
 #include "microbench/topology.hpp"
@@ -128,11 +130,18 @@ int characterize_command(CharacterizeCommand command, std::ostream& out, std::os
   if (!selection.mpi_launcher.empty()) selection.mpi = true;
   if (options.budget_given) options.budget_seconds = parse_duration(command.budget, "--budget");
   for (const std::string& text : command.collective_bytes) {
-    const std::uint64_t bytes = parse_bytes(text, "--collective-bytes");
-    if (bytes == 0) throw usage_error("--collective-bytes", "expected sizes of 1 B or more");
-    selection.collective_bytes.push_back(bytes);
+    selection.collective_bytes.push_back(microbench::parse_collective_bytes(text));
   }
   if (!command.platform.empty()) simulate_on_platform(command);
+  const bool mpi_suite =
+      selection.mpi ||
+      std::find(selection.suites.begin(), selection.suites.end(), "mpi") != selection.suites.end();
+  if (!selection.collective_bytes.empty() && !mpi_suite) {
+    throw usage_error(
+        "--collective-bytes",
+        "sizes for the MPI suite's collectives, which this run leaves out: add --mpi, "
+        "--mpi-launcher or --platform");
+  }
 
   const auto topology = microbench::Topology::from_system();
   const auto outcome = characterize(options, selection, topology);

@@ -109,7 +109,8 @@ std::vector<PartEstimate> estimate_mpi(const SuiteRun& run, const SuiteSelection
   CommonOptions common = selection.memory.common;
   common.parts = run.parts;
   const MpiSuitePlan plan =
-      plan_mpi_suite(common, sizing, ranks, std::min(ranks, static_cast<int>(topology.cores())));
+      plan_mpi_suite(common, sizing, ranks, std::min(ranks, static_cast<int>(topology.cores())), {},
+                     selection.mpi_program == "sonde-bench-mpi-smpi", selection.collective_bytes);
   const double per =
       plan.warm_up_seconds + kPerBenchmarkSeconds +
       (plan.repetitions + kSearchRepetitions) * kRepetitionOverrun * plan.min_time_seconds;

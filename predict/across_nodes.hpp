@@ -16,12 +16,11 @@ namespace sonde::predict {
 // nodes per doubling). Here the time beyond one node, t(n, m) - t(b, m) with b the largest
 // measured communicator within one node, is fitted at the message size m as a g(k) of the node
 // count k = n / c, g one of 1 (a step), log k, k - 1 and k log k (the one of smallest
-// leave-one-out error), over the measured communicators that span nodes (which filled nodes of c);
-// the prediction on `nodes_at_n` nodes (n / c where n fills them too) is the measurement at the
-// largest N plus a (g(nodes_at_n) - g(N / c)). Nothing
-// (nullopt) where n is not beyond N, N does not span nodes, fewer than three measured
-// communicators span nodes, none lies within one node, or the time beyond one node is not
-// positive at each of them.
+// leave-one-out error), over the measured communicators that span nodes (which filled nodes of
+// c); the prediction on `nodes_at_n` nodes (those the n processes occupy) is the measurement at
+// the largest N plus a (g(nodes_at_n) - g(N / c)). Nothing (nullopt) where n is not beyond N, N
+// does not span nodes, fewer than three measured communicators span nodes, none lies within one
+// node, or the time beyond one node is not positive at each of them.
 std::optional<profile::CollectiveEstimate> across_nodes(const profile::Collective& collective,
                                                         double n, double bytes,
                                                         std::uint64_t cores_per_node,

@@ -182,9 +182,9 @@ Costs costs_from_profiles(const CostSources& sources) {
     const Side& side = side_of(link);
     return scaled(side.message(0), side.message(bytes), latency_scale, bandwidth_scale);
   };
-  costs.collective = [side_of, latency_scale, bandwidth_scale](trace::CollectiveOp op,
-                                                               std::uint32_t ranks, double bytes,
-                                                               Link link) -> CollectiveCost {
+  costs.collective = [side_of, latency_scale, bandwidth_scale](
+                         trace::CollectiveOp op, std::uint32_t ranks, double bytes, Link link,
+                         std::uint32_t nodes) -> CollectiveCost {
     const Side& side = side_of(link);
     if (ranks <= 1) return {0, "one rank moves nothing"};
     auto message = [&side, latency_scale, bandwidth_scale](double m) {
@@ -195,17 +195,18 @@ Costs costs_from_profiles(const CostSources& sources) {
       try {
         profile::CollectiveEstimate at_bytes = found->second.estimate(ranks, bytes);
         profile::CollectiveEstimate at_zero = found->second.estimate(ranks, 0);
-        // Beyond the measured communicators on nodes of several cores, the growth of the
-        // communicators that span nodes, as `sonde predict` takes it (the communicator filling
-        // its nodes).
+        // Beyond the measured communicators, where the members sit on several nodes of several
+        // cores: the growth of the communicators that span nodes, as `sonde predict` takes it,
+        // on the nodes the members occupy. (The 0-byte estimate only splits latency from
+        // bandwidth for the what-if scales; where the growth cannot be fitted at 0 B the form's
+        // stands there.)
         const std::optional<std::uint64_t> cores = side.profile->machine.cores_per_node;
-        if (at_bytes.extrapolated_from && cores && *cores > 1) {
-          const double nodes = std::max(1.0, std::ceil(ranks / static_cast<double>(*cores)));
-          auto spanning = predict::across_nodes(found->second, ranks, bytes, *cores, nodes);
-          auto spanning_zero = predict::across_nodes(found->second, ranks, 0, *cores, nodes);
-          if (spanning && spanning_zero) {
+        if (at_bytes.extrapolated_from && cores && *cores > 1 && nodes > 1) {
+          if (auto spanning = predict::across_nodes(found->second, ranks, bytes, *cores, nodes)) {
             at_bytes = std::move(*spanning);
-            at_zero = std::move(*spanning_zero);
+            if (auto zero = predict::across_nodes(found->second, ranks, 0, *cores, nodes)) {
+              at_zero = std::move(*zero);
+            }
           }
         }
         return {scaled(at_zero.seconds, at_bytes.seconds, latency_scale, bandwidth_scale),

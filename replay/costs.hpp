@@ -38,10 +38,11 @@ struct ExtrapBarrier {
 struct Costs {
   // The time from a send's start to the message's arrival at the receiver (half a round trip).
   std::function<double(double bytes, Link link)> message;
-  // The time of one collective on `ranks` ranks with m = `bytes` per rank (the suite's
-  // convention: per pair for alltoall), from the last member's arrival to the release.
-  std::function<CollectiveCost(trace::CollectiveOp op, std::uint32_t ranks, double bytes,
-                               Link link)>
+  // The time of one collective on `ranks` ranks on `nodes` nodes (as many as its members' distinct
+  // nodes) with m = `bytes` per rank (the suite's convention: per pair for alltoall), from the
+  // last member's arrival to the release.
+  std::function<CollectiveCost(trace::CollectiveOp op, std::uint32_t ranks, double bytes, Link link,
+                               std::uint32_t nodes)>
       collective;
   // Where set, barriers follow ExtraP's model instead of `collective`.
   std::optional<ExtrapBarrier> extrap_barrier;

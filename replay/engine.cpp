@@ -448,6 +448,8 @@ void Replay::complete_instance(std::size_t index) {
   for (std::uint32_t member : instance.members)
     spans |= node_[member] != node_[instance.members[0]];
   const Link where_to = spans ? Link::between_nodes : Link::within_node;
+  std::set<std::uint32_t> nodes;
+  for (std::uint32_t member : instance.members) nodes.insert(node_[member]);
   // m per rank from what the members moved (the suite's convention: per pair for alltoall).
   double sent = 0, received = 0;
   for (std::size_t m = 0; m < n; ++m) {
@@ -497,7 +499,8 @@ void Replay::complete_instance(std::size_t index) {
     for (double& release : instance.release) release += longest;
   } else {
     const CollectiveCost cost =
-        costs_.collective(instance.op, static_cast<std::uint32_t>(n), bytes, where_to);
+        costs_.collective(instance.op, static_cast<std::uint32_t>(n), bytes, where_to,
+                          static_cast<std::uint32_t>(nodes.size()));
     instance.cost = cost.seconds;
     instance.how = cost.how;
     for (double& release : instance.release) release += cost.seconds;

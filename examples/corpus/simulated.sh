@@ -13,10 +13,13 @@
 # SONDE_SIM_PLATFORM (default fattree-256, of simulation/platforms/) and SONDE_SIM_RANKS (default
 # 16,64,256) choose the cluster and the rank counts; SONDE_SIM_NETWORK names a profile of the
 # simulated machine made before (then none is characterized). Records go to
-# <records>/<program>.csv and .json (default examples/corpus/records/simulated-<platform>/), with
+# <records>/<program>.csv and .json (default examples/corpus/records/simulated-<platform>/, and
+# its vK/ for SONDE_SIM_SHEETS=vK), with
 # the profile, the characterization's log and times.txt (the wall time of each step).
 # SONDE_SIM_SHEETS=vK takes each program's latest spreadsheet up to version K, as check.sh's
-# SONDE_SHEETS does (default v1; v5: the stencil's exchange as the measured halo step).
+# SONDE_SHEETS does (default v1; v5: the stencil's exchange as the measured halo step). From v4
+# on, the transpose's sheet needs a node profile with a column walk, which machines/epyc-vm.yaml
+# lacks: give NODE PROFILE (examples/corpus/records/epyc-vm-1126/epyc-vm-1126.yaml has one).
 # Needs the release build with SimGrid (build/release/bin/sonde-bench-mpi-smpi).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -25,7 +28,10 @@ platform_name=${SONDE_SIM_PLATFORM:-fattree-256}
 platform=simulation/platforms/$platform_name.xml
 profile_ranks=${SONDE_SIM_PROFILE_RANKS:-64}
 ranks=${SONDE_SIM_RANKS:-16,64,256}
-records=${2:-examples/corpus/records/simulated-$platform_name}
+sheets=${SONDE_SIM_SHEETS:-v1}
+suffix=""
+[[ "$sheets" == v1 ]] || suffix=/$sheets
+records=${2:-examples/corpus/records/simulated-$platform_name$suffix}
 build=${3:-build/release}
 bin=$build/bin
 work=$build/simulated-corpus/$platform_name
@@ -35,7 +41,6 @@ if [[ ! -x $bin/sonde-bench-mpi-smpi ]]; then
   exit 1
 fi
 mkdir -p "$records" "$work"
-sheets=${SONDE_SIM_SHEETS:-v1}
 [[ "$sheets" =~ ^v[1-9]$ ]] || { echo "simulated: SONDE_SIM_SHEETS is '$sheets'; expected v1, v2, ..." >&2; exit 2; }
 # The spreadsheet of version $sheets for <base>.csv, or the latest before it that exists.
 sheet() {

@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
       bytes.push_back(sonde::parse_bytes(text, "--message-bytes"));
     }
     for (const std::string& text : collective_sizes) {
-      collective_bytes.push_back(sonde::parse_bytes(text, "--collective-bytes"));
+      collective_bytes.push_back(parse_collective_bytes(text));
     }
     // Every rank must plan alike: the fullest node and the smallest buffer allowance decide.
     MPI_Comm node;

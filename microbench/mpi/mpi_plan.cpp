@@ -5,25 +5,40 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
 
+#include "core/error.hpp"
+#include "core/units.hpp"
 #include "microbench/cache_flush.hpp"
 
 namespace sonde::microbench {
 
 namespace {
 
-// What one rank of a k-rank collective of m B holds: send and receive buffers of k m B each (the
-// widest operations, alltoall and allgather) and two of m B for the reductions.
-std::uint64_t collective_buffer_bytes(int k, std::uint64_t m) {
-  return 2 * (static_cast<std::uint64_t>(k) + 1) * m;
-}
-
-// Whether they fit a rank's share of the node's allowance.
-bool buffers_fit(const MpiSuitePlan& plan, int k, std::uint64_t m) {
-  return collective_buffer_bytes(k, m) <= plan.collective_buffer_cap;
+// Whether what one rank of a k-rank collective of m B holds (collective_blocks) fits a rank's
+// share of the node's allowance.
+bool buffers_fit(const MpiSuitePlan& plan, const std::string& op, int k, std::uint64_t m) {
+  return 2 * (collective_blocks(op, k) + 1) * m <= plan.collective_buffer_cap;
 }
 
 }  // namespace
+
+std::uint64_t collective_blocks(const std::string& op, int k) {
+  if (op == "shift") return 1;
+  if (op == "halo") return 2;
+  return static_cast<std::uint64_t>(k);
+}
+
+std::uint64_t parse_collective_bytes(const std::string& text) {
+  const std::uint64_t bytes = parse_bytes(text, "--collective-bytes");
+  if (bytes == 0 || bytes % 8 != 0) {
+    throw usage_error("--collective-bytes",
+                      fmt::format("'{}' is {} B; expected a multiple of 8 B above 0 (the "
+                                  "reductions move doubles)",
+                                  text, bytes));
+  }
+  return bytes;
+}
 
 std::vector<std::string> collective_names() {
   return {"barrier", "bcast",     "gather", "scatter",   "alltoall", "shift",
@@ -40,7 +55,7 @@ std::vector<PlannedCollective> planned_collectives(const MpiSuitePlan& plan) {
         continue;
       }
       for (std::uint64_t m : plan.collective_bytes) {
-        if (buffers_fit(plan, k, m)) out.push_back({op, k, m});
+        if (buffers_fit(plan, op, k, m)) out.push_back({op, k, m});
       }
     }
   }
@@ -140,18 +155,22 @@ MpiSuitePlan plan_mpi_suite(const CommonOptions& options, const Sizing& sizing, 
     sizes.insert(more_collective_bytes.begin(), more_collective_bytes.end());
     plan.collective_bytes.assign(sizes.begin(), sizes.end());
   }
-  // A collective whose buffers (2 (k + 1) m B a rank) exceed a rank's share of the node's allowance
-  // is left out (planned_collectives); the plan says which.
+  // A collective whose buffers (2 (k + 1) m B a rank; a shift's 4 m, a halo step's 6 m) exceed a
+  // rank's share of the node's allowance is left out (planned_collectives); the plan says which.
   for (int k : plan.communicator_sizes) {
-    std::vector<std::uint64_t> sizes;
-    for (std::uint64_t m : plan.collective_bytes) {
-      if (!buffers_fit(plan, k, m)) sizes.push_back(m);
+    for (const auto& [op, what, held] :
+         {std::tuple{"alltoall", "* but shift and halo", "2 (k + 1) m"},
+          std::tuple{"shift", "shift", "4 m"}, std::tuple{"halo", "halo", "6 m"}}) {
+      std::vector<std::uint64_t> sizes;
+      for (std::uint64_t m : plan.collective_bytes) {
+        if (!buffers_fit(plan, op, k, m)) sizes.push_back(m);
+      }
+      if (sizes.empty()) continue;
+      plan.left_out.push_back(
+          fmt::format("mpi.collective.{} at {} ranks and {} B: {} B of buffers exceed the "
+                      "allowance of {} B",
+                      what, k, fmt::join(sizes, ", "), held, plan.collective_buffer_cap));
     }
-    if (sizes.empty()) continue;
-    plan.left_out.push_back(fmt::format(
-        "mpi.collective.* at {} ranks and {} B: 2 (k + 1) m B of buffers exceed the allowance of "
-        "{} B",
-        k, fmt::join(sizes, ", "), plan.collective_buffer_cap));
   }
   for (const std::string& part : select_parts(options.parts, mpi_part_names())) {
     if (ranks < 2) {

@@ -45,6 +45,12 @@ struct MpiSuitePlan {
 };
 
 std::vector<std::string> collective_names();
+// A collective message size as --collective-bytes takes it ("32KiB", "24576"): a usage Error
+// naming the option unless it is a positive multiple of 8 B (the reductions move doubles).
+std::uint64_t parse_collective_bytes(const std::string& text);
+// The blocks of m B a rank of a k-rank collective sends (and receives): k for the widest
+// (alltoall, allgather; the rooted ones at the root), 1 for a shift, 2 for a halo step.
+std::uint64_t collective_blocks(const std::string& op, int k);
 
 // One collective benchmark of a plan: the operation, its communicator size and message size (0
 // for the barrier).

@@ -116,7 +116,13 @@ void align_pair(int a, int b) {
 }
 
 unsigned char pattern_byte(std::uint64_t i, int salt) {
-  return static_cast<unsigned char>((i * 131 + static_cast<std::uint64_t>(salt) * 29 + 1) & 0xff);
+  // SplitMix64's finalizer over (salt, i): two salts agree on a byte one time in 256, so a block
+  // from the wrong rank or the wrong place fails the check (a linear mix of the salt repeated
+  // every 4 ranks of blocks 64 apart).
+  std::uint64_t h = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(salt)) << 40) ^ i;
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+  return static_cast<unsigned char>(h ^ (h >> 31));
 }
 
 // Registers an MPI benchmark: manual time (the slowest rank's), repetitions with their median
@@ -344,8 +350,10 @@ void run_collective(const std::string& op, MPI_Comm comm, int k, int me, std::ui
 
 // Fills the buffers with what each rank contributes: block j of rank r's send buffer holds
 // pattern (r, j); every reduction value is r + 1.
-void fill_collective(CollectiveBuffers& buffers, int k, int me, std::uint64_t m) {
-  for (int j = 0; j < k; ++j) {
+void fill_collective(CollectiveBuffers& buffers, int me, std::uint64_t m) {
+  // As many blocks as the operation sends (collective_blocks).
+  const std::size_t blocks = m > 0 ? buffers.send.size() / m : 0;
+  for (std::size_t j = 0; j < blocks; ++j) {
     for (std::uint64_t i = 0; i < m; ++i) {
       buffers.send[j * m + i] = pattern_byte(i, me * 64 + j);
     }
@@ -435,11 +443,12 @@ void register_collective(const MpiSuitePlan& plan, const std::string& op, int k,
     if (member) MPI_Comm_rank(comm, &me);
     CollectiveBuffers buffers;
     const std::uint64_t held = member ? m : 0;  // the ranks outside the communicator hold none
-    buffers.send.resize(std::max<std::uint64_t>(1, held * k));
-    buffers.receive.resize(std::max<std::uint64_t>(1, held * k));
+    const std::uint64_t blocks = collective_blocks(op, k);
+    buffers.send.resize(std::max<std::uint64_t>(1, held * blocks));
+    buffers.receive.resize(std::max<std::uint64_t>(1, held * blocks));
     buffers.values.resize(std::max<std::uint64_t>(1, held / 8));
     buffers.sums.resize(std::max<std::uint64_t>(1, held / 8));
-    if (member) fill_collective(buffers, k, me, m);
+    if (member) fill_collective(buffers, me, m);
     const auto body = [&] {
       if (!member) return;
       for (unsigned i = 0; i < batch; ++i) run_collective(op, comm, k, me, m, buffers);
@@ -447,7 +456,7 @@ void register_collective(const MpiSuitePlan& plan, const std::string& op, int k,
     // Checked once more, untimed, from fresh buffers (a bcast's root and receivers share one).
     const auto check = [&] {
       if (!member) return true;
-      fill_collective(buffers, k, me, m);
+      fill_collective(buffers, me, m);
       if (op == "bcast" && me != 0) std::fill(buffers.send.begin(), buffers.send.end(), 0);
       run_collective(op, comm, k, me, m, buffers);
       return collective_right(op, buffers, k, me, m);

@@ -210,11 +210,14 @@ TEST(PlanSuites, AskedCollectiveSizesGoToTheMpiSuiteAlone) {
   SuiteSelection selection;
   selection.mpi = true;
   selection.collective_bytes = {32768, 24576};
+  bool mpi = false;
   for (const SuiteRun& run : plan_suites(selection, topology, roomy())) {
     const bool asked = std::find(run.arguments.begin(), run.arguments.end(),
                                  "--collective-bytes=32768,24576") != run.arguments.end();
     EXPECT_EQ(asked, run.suite == "mpi") << run.suite;
+    mpi = mpi || run.suite == "mpi";
   }
+  EXPECT_TRUE(mpi);
 }
 
 TEST(PlanSuites, UnknownSuitesAndPartsAreUsageErrors) {

@@ -88,7 +88,7 @@ Operation collective(CollectiveOp which, std::uint64_t bytes = 0) {
 Costs linear_costs(double latency_us, double us_per_byte, double collective_us = 2) {
   Costs costs;
   costs.message = [=](double bytes, Link) { return (latency_us + bytes * us_per_byte) * kUs; };
-  costs.collective = [=](CollectiveOp, std::uint32_t, double, Link) {
+  costs.collective = [=](CollectiveOp, std::uint32_t, double, Link, std::uint32_t) {
     return CollectiveCost{collective_us * kUs, "fixed"};
   };
   return costs;
@@ -346,9 +346,9 @@ TEST(Costs, FromARecordedProfile) {
   EXPECT_DOUBLE_EQ(costs.message(4096, Link::within_node), machine.point_to_point->seconds(4096));
   // At n = 2 the measured allreduce; at n = 4 (not measured) recursive doubling's two rounds of
   // point-to-point, and said to be derived.
-  const CollectiveCost two = costs.collective(CollectiveOp::allreduce, 2, 8, Link::within_node);
+  const CollectiveCost two = costs.collective(CollectiveOp::allreduce, 2, 8, Link::within_node, 1);
   EXPECT_DOUBLE_EQ(two.seconds, machine.collectives.at("allreduce").seconds(2, 8));
-  const CollectiveCost four = costs.collective(CollectiveOp::allreduce, 4, 8, Link::within_node);
+  const CollectiveCost four = costs.collective(CollectiveOp::allreduce, 4, 8, Link::within_node, 1);
   EXPECT_DOUBLE_EQ(four.seconds, 2 * machine.point_to_point->seconds(8));
   EXPECT_NE(four.how.find("derived"), std::string::npos) << four.how;
   // Messages between nodes need a network.
@@ -396,14 +396,22 @@ TEST(Costs, BeyondTheMeasuredCommunicatorsTheGrowthAcrossNodesAsPredictTakesIt) 
   CostSources sources;
   sources.within_node = &machine;
   sources.within_node_file = "made-up.yaml";
+  sources.between_nodes = &machine;  // one profile for both sides
+  sources.between_nodes_file = "made-up.yaml";
   const Costs costs = costs_from_profiles(sources);
-  const CollectiveCost grown = costs.collective(CollectiveOp::allreduce, 128, 8, Link::within_node);
+  // 128 ranks on 16 nodes.
+  const CollectiveCost grown =
+      costs.collective(CollectiveOp::allreduce, 128, 8, Link::between_nodes, 16);
   EXPECT_NEAR(grown.seconds, 9.75e-6, 1e-12);
   EXPECT_NE(grown.how.find("across nodes of 8 cores"), std::string::npos) << grown.how;
+  // The same 128 ranks placed on one node (as replay places a trace by default): no node is
+  // crossed, the form's growth, 15 us.
+  EXPECT_NEAR(costs.collective(CollectiveOp::allreduce, 128, 8, Link::within_node, 1).seconds,
+              15e-6, 1e-12);
   // On nodes of one core, the form's growth from the point at 64: 15 us.
   machine.machine.cores_per_node = 1;
   EXPECT_NEAR(costs_from_profiles(sources)
-                  .collective(CollectiveOp::allreduce, 128, 8, Link::within_node)
+                  .collective(CollectiveOp::allreduce, 128, 8, Link::between_nodes, 16)
                   .seconds,
               15e-6, 1e-12);
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/error.hpp"
 #include "microbench/cache_flush.hpp"
 #include "microbench/mpi/mpi_suite.hpp"
 
@@ -46,6 +47,9 @@ TEST(MpiPlan, AskedCollectiveSizesJoinThePlan) {
   const MpiSuitePlan plan = plan_mpi_suite({}, roomy_node(), 4, 4, {}, true, {32768, 24576, 4096});
   EXPECT_EQ(plan.collective_bytes,
             (std::vector<std::uint64_t>{8, 64, 256, 1024, 4096, 16384, 24576, 32768, 65536}));
+  EXPECT_EQ(parse_collective_bytes("32KiB"), 32768u);
+  EXPECT_THROW(parse_collective_bytes("12"), Error);  // a reduction moves whole doubles
+  EXPECT_THROW(parse_collective_bytes("0"), Error);
   const auto planned = planned_collectives(plan);
   EXPECT_TRUE(std::any_of(planned.begin(), planned.end(), [](const PlannedCollective& c) {
     return c.op == "halo" && c.ranks == 4 && c.bytes == 24576;
@@ -104,17 +108,34 @@ TEST(MpiPlan, CollectiveBuffersFitTheNodesAllowance) {
   EXPECT_EQ(plan.collective_buffer_cap, 8u << 20);
   // A rank of k holds 2 (k + 1) m B (send and receive of k m, two of m for the reductions):
   // 6 MiB at 2 ranks of 1 MiB fits, 24 MiB at 4 MiB does not; 8 ranks of 256 KiB hold 4.5 MiB,
-  // 16 ranks 8.5 MiB. The plan says what it left out.
-  ASSERT_EQ(plan.left_out.size(), 4u);
+  // 16 ranks 8.5 MiB. A shift holds 4 m, a halo step 6 m: 1 MiB fits at every k, 4 MiB does
+  // not. The plan says what it left out, for each k the wide collectives, the shift and the halo.
+  ASSERT_EQ(plan.left_out.size(), 12u);
   EXPECT_EQ(plan.left_out[0],
-            "mpi.collective.* at 2 ranks and 4194304, 16777216 B: 2 (k + 1) m B of buffers "
-            "exceed the allowance of 8388608 B");
-  EXPECT_EQ(plan.left_out[2],
-            "mpi.collective.* at 8 ranks and 1048576, 4194304, 16777216 B: 2 (k + 1) m B of "
-            "buffers exceed the allowance of 8388608 B");
-  EXPECT_EQ(plan.left_out[3],
-            "mpi.collective.* at 16 ranks and 262144, 1048576, 4194304, 16777216 B: 2 (k + 1) m "
+            "mpi.collective.* but shift and halo at 2 ranks and 4194304, 16777216 B: 2 (k + 1) m "
             "B of buffers exceed the allowance of 8388608 B");
+  EXPECT_EQ(plan.left_out[1],
+            "mpi.collective.shift at 2 ranks and 4194304, 16777216 B: 4 m B of buffers exceed "
+            "the allowance of 8388608 B");
+  EXPECT_EQ(plan.left_out[2],
+            "mpi.collective.halo at 2 ranks and 4194304, 16777216 B: 6 m B of buffers exceed the "
+            "allowance of 8388608 B");
+  EXPECT_EQ(plan.left_out[6],
+            "mpi.collective.* but shift and halo at 8 ranks and 1048576, 4194304, 16777216 B: "
+            "2 (k + 1) m B of buffers exceed the allowance of 8388608 B");
+  EXPECT_EQ(plan.left_out[9],
+            "mpi.collective.* but shift and halo at 16 ranks and 262144, 1048576, 4194304, "
+            "16777216 B: 2 (k + 1) m B of buffers exceed the allowance of 8388608 B");
+  const auto planned = planned_collectives(plan);
+  const auto has = [&](const std::string& op, int k, std::uint64_t m) {
+    return std::any_of(planned.begin(), planned.end(), [&](const PlannedCollective& c) {
+      return c.op == op && c.ranks == k && c.bytes == m;
+    });
+  };
+  EXPECT_TRUE(has("halo", 16, 1u << 20));
+  EXPECT_TRUE(has("shift", 16, 1u << 20));
+  EXPECT_FALSE(has("alltoall", 16, 1u << 20));
+  EXPECT_FALSE(has("halo", 16, 4u << 20));
   EXPECT_EQ(plan_mpi_suite({}, roomy_node(), 16, 8).collective_buffer_cap, 256u << 20);
   // Roomy: 256 MiB a rank; 16 MiB at 8 ranks needs 288 MiB.
   const MpiSuitePlan roomy = plan_mpi_suite({}, roomy_node(), 16, 8);
