@@ -10,7 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/units.hpp"
-#include "predict/across_nodes.hpp"
+#include "profile/across_nodes.hpp"
 
 namespace sonde::predict {
 
@@ -710,7 +710,7 @@ Predictor::Cost Predictor::operation_cost(std::size_t index, double n) const {
     // sees a level of the network that no measured communicator crossed (a dragonfly's global
     // links), so the interval reaches the form's extrapolation too.
     if (estimate.extrapolated_from && cores) {
-      if (auto spanning = across_nodes(*collectives_[index], n, bytes, *cores, nodes)) {
+      if (auto spanning = profile::across_nodes(*collectives_[index], n, bytes, *cores, nodes)) {
         across = true;
         const double by_form = estimate.seconds;
         profile::Interval range =

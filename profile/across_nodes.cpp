@@ -1,4 +1,4 @@
-#include "predict/across_nodes.hpp"
+#include "profile/across_nodes.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -10,7 +10,7 @@
 #include "core/error.hpp"
 #include "model/model_forms.hpp"
 
-namespace sonde::predict {
+namespace sonde::profile {
 namespace {
 
 // The time beyond one node as a function of the node count k: a step (constant: a shift between
@@ -28,14 +28,12 @@ const std::vector<model::Form>& node_forms() {
 
 }  // namespace
 
-std::optional<profile::CollectiveEstimate> across_nodes(const profile::Collective& collective,
-                                                        double n, double bytes,
-                                                        std::uint64_t cores_per_node,
-                                                        double nodes_at_n) {
+std::optional<CollectiveEstimate> across_nodes(const Collective& collective, double n, double bytes,
+                                               std::uint64_t cores_per_node, double nodes_at_n) {
   if (cores_per_node < 2) return std::nullopt;
   const double cores = static_cast<double>(cores_per_node);
   std::set<std::uint64_t> ranks;
-  for (const profile::CollectiveMeasurement& m : collective.measurements) ranks.insert(m.ranks);
+  for (const CollectiveMeasurement& m : collective.measurements) ranks.insert(m.ranks);
   if (ranks.empty()) return std::nullopt;
   const double largest = static_cast<double>(*ranks.rbegin());
   if (!(n > largest) || !(largest > cores)) return std::nullopt;
@@ -69,13 +67,13 @@ std::optional<profile::CollectiveEstimate> across_nodes(const profile::Collectiv
     return std::nullopt;
   }
   if (!growth) return std::nullopt;
-  const profile::CollectiveEstimate at_largest = collective.estimate(largest, bytes);
+  const CollectiveEstimate at_largest = collective.estimate(largest, bytes);
   const double added = (*growth)(nodes_at_n) - (*growth)(largest / cores);
-  profile::CollectiveEstimate out;
+  CollectiveEstimate out;
   out.seconds = at_largest.seconds + added;
   if (at_largest.range) {
-    out.range = profile::Interval{at_largest.range->low + added, at_largest.range->high + added,
-                                  at_largest.range->level};
+    out.range = Interval{at_largest.range->low + added, at_largest.range->high + added,
+                         at_largest.range->level};
   }
   out.extrapolated_from = static_cast<std::uint64_t>(largest);
   model::FormChoice in_us = *growth;
@@ -92,4 +90,4 @@ std::optional<profile::CollectiveEstimate> across_nodes(const profile::Collectiv
   return out;
 }
 
-}  // namespace sonde::predict
+}  // namespace sonde::profile

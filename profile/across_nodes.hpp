@@ -7,7 +7,7 @@
 
 #include "profile/profile.hpp"
 
-namespace sonde::predict {
+namespace sonde::profile {
 
 // On nodes of c > 1 cores a collective's time steps up where its communicator first spans nodes,
 // and a form fitted over every measured n smooths over that step: its growth beyond the largest
@@ -21,9 +21,7 @@ namespace sonde::predict {
 // the largest N plus a (g(nodes_at_n) - g(N / c)). Nothing (nullopt) where n is not beyond N, N
 // does not span nodes, fewer than three measured communicators span nodes, none lies within one
 // node, or the time beyond one node is not positive at each of them.
-std::optional<profile::CollectiveEstimate> across_nodes(const profile::Collective& collective,
-                                                        double n, double bytes,
-                                                        std::uint64_t cores_per_node,
-                                                        double nodes_at_n);
+std::optional<CollectiveEstimate> across_nodes(const Collective& collective, double n, double bytes,
+                                               std::uint64_t cores_per_node, double nodes_at_n);
 
-}  // namespace sonde::predict
+}  // namespace sonde::profile

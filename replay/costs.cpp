@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "core/error.hpp"
-#include "predict/across_nodes.hpp"
+#include "profile/across_nodes.hpp"
 
 namespace sonde::replay {
 
@@ -202,9 +202,9 @@ Costs costs_from_profiles(const CostSources& sources) {
         // stands there.)
         const std::optional<std::uint64_t> cores = side.profile->machine.cores_per_node;
         if (at_bytes.extrapolated_from && cores && *cores > 1 && nodes > 1) {
-          if (auto spanning = predict::across_nodes(found->second, ranks, bytes, *cores, nodes)) {
+          if (auto spanning = profile::across_nodes(found->second, ranks, bytes, *cores, nodes)) {
             at_bytes = std::move(*spanning);
-            if (auto zero = predict::across_nodes(found->second, ranks, 0, *cores, nodes)) {
+            if (auto zero = profile::across_nodes(found->second, ranks, 0, *cores, nodes)) {
               at_zero = std::move(*zero);
             }
           }
