@@ -320,13 +320,21 @@ std::uint64_t positive_count(const Reader& r, const YAML::Node& point, const std
   return value;
 }
 
-// A curve's time per load: interpolated log-log, so a time of 0 has no logarithm.
-Quantity positive_seconds(const Reader& r, const YAML::Node& point, const std::string& path) {
-  Quantity seconds = r.quantity(point["seconds"], path + ".seconds", {"s"});
-  if (!(seconds.value > 0) || (seconds.interval && !(seconds.interval->low > 0))) {
-    r.fail(point["seconds"], path + ".seconds", "expected a time > 0 (and an interval above 0)");
+// A curve's point `key` in `unit`, above 0 with its interval: a curve is interpolated log-log, so
+// 0 has no logarithm. `what` names it in the error ("a time", "a rate").
+Quantity positive_quantity(const Reader& r, const YAML::Node& point, const std::string& path,
+                           const std::string& key, const std::string& unit,
+                           const std::string& what) {
+  Quantity q = r.quantity(point[key], path + "." + key, {unit});
+  if (!(q.value > 0) || (q.interval && !(q.interval->low > 0))) {
+    r.fail(point[key], path + "." + key,
+           fmt::format("expected {} > 0 (and an interval above 0)", what));
   }
-  return seconds;
+  return q;
+}
+
+Quantity positive_seconds(const Reader& r, const YAML::Node& point, const std::string& path) {
+  return positive_quantity(r, point, path, "seconds", "s", "a time");
 }
 
 std::vector<ColumnWalkPoint> read_column_walk(const Reader& r, const YAML::Node& node) {
@@ -377,12 +385,7 @@ std::vector<DramBandwidthPoint> read_dram_bandwidth(const Reader& r, const YAML:
     point.threads = positive_count(r, node[i], path, "threads");
     point.working_set_bytes = positive_count(r, node[i], path, "working_set_bytes");
     point.bytes_per_second =
-        r.quantity(node[i]["bytes_per_second"], path + ".bytes_per_second", {"B/s"});
-    const Quantity& rate = point.bytes_per_second;
-    if (!(rate.value > 0) || (rate.interval && !(rate.interval->low > 0))) {
-      r.fail(node[i]["bytes_per_second"], path + ".bytes_per_second",
-             "expected a rate > 0 (and an interval above 0)");
-    }
+        positive_quantity(r, node[i], path, "bytes_per_second", "B/s", "a rate");
     points.push_back(point);
   }
   return points;

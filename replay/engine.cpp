@@ -444,12 +444,9 @@ void Replay::resolve(std::uint32_t rank, double time, Cause cause, std::size_t i
 void Replay::complete_instance(std::size_t index) {
   Instance& instance = instances_[index];
   const std::size_t n = instance.members.size();
-  bool spans = false;
-  for (std::uint32_t member : instance.members)
-    spans |= node_[member] != node_[instance.members[0]];
-  const Link where_to = spans ? Link::between_nodes : Link::within_node;
-  std::set<std::uint32_t> nodes;
+  std::set<std::uint32_t> nodes;  // the members' nodes
   for (std::uint32_t member : instance.members) nodes.insert(node_[member]);
+  const Link where_to = nodes.size() > 1 ? Link::between_nodes : Link::within_node;
   // m per rank from what the members moved (the suite's convention: per pair for alltoall).
   double sent = 0, received = 0;
   for (std::size_t m = 0; m < n; ++m) {

@@ -21,20 +21,13 @@ records=${2:-examples/corpus/records/$machine${suffix:+/$sheets}}
 build=${3:-build/release}
 ranks=${SONDE_CHECK_RANKS:-1,2}
 source scripts/mpi-env.sh
+source examples/corpus/sheets.sh
+[[ "$sheets" =~ ^v[1-9]$ ]] || { echo "check.sh: SONDE_SHEETS is '$sheets'; expected v1, v2, ..." >&2; exit 2; }
 mkdir -p "$records"
 status=0
-# The spreadsheet of version $sheets for <base>.csv, or the latest before it that exists.
-sheet() {
-  local base=$1 k=${sheets#v}
-  [[ "$sheets" =~ ^v[1-9]$ ]] || { echo "check.sh: SONDE_SHEETS is '$sheets'; expected v1, v2, ..." >&2; exit 2; }
-  for ((; k > 1; k--)); do
-    [[ -f "$base-v$k.csv" ]] && { echo "$base-v$k.csv"; return; }
-  done
-  echo "$base.csv"
-}
 check() {
   local name=$1 spreadsheet
-  spreadsheet=$(sheet "$2")
+  spreadsheet=$(sheet "$sheets" "$2")
   shift 2
   echo "== $name on $profile" >&2
   "$build/bin/sonde" check "$spreadsheet" --machine "$profile" --ranks "$ranks" --repetitions 5 \

@@ -41,15 +41,8 @@ if [[ ! -x $bin/sonde-bench-mpi-smpi ]]; then
   exit 1
 fi
 mkdir -p "$records" "$work"
+source examples/corpus/sheets.sh
 [[ "$sheets" =~ ^v[1-9]$ ]] || { echo "simulated: SONDE_SIM_SHEETS is '$sheets'; expected v1, v2, ..." >&2; exit 2; }
-# The spreadsheet of version $sheets for <base>.csv, or the latest before it that exists.
-sheet() {
-  local base=$1 k=${sheets#v}
-  for ((; k > 1; k--)); do
-    [[ -f "$base-v$k.csv" ]] && { echo "$base-v$k.csv"; return; }
-  done
-  echo "$base.csv"
-}
 
 network=${SONDE_SIM_NETWORK:-$records/$platform_name-$profile_ranks.yaml}
 if [[ ! -f $network ]]; then
@@ -82,11 +75,11 @@ check() {
   echo "$name at $ranks ranks: $((SECONDS - started)) s" | tee -a "$records/times.txt"
 }
 r=(--repetitions '{repetitions}')
-check stencil "$(sheet examples/corpus/stencil/stencil)" "$bin/sonde-example-stencil-smpi" --N '{N}' \
+check stencil "$(sheet "$sheets" examples/corpus/stencil/stencil)" "$bin/sonde-example-stencil-smpi" --N '{N}' \
   --K '{K}' "${r[@]}"
-check cg "$(sheet examples/corpus/cg/cg)" "$bin/sonde-example-cg-smpi" --N '{N}' --K '{K}' "${r[@]}"
-check transpose "$(sheet examples/corpus/transpose/transpose)" "$bin/sonde-example-transpose-smpi" \
+check cg "$(sheet "$sheets" examples/corpus/cg/cg)" "$bin/sonde-example-cg-smpi" --N '{N}' --K '{K}' "${r[@]}"
+check transpose "$(sheet "$sheets" examples/corpus/transpose/transpose)" "$bin/sonde-example-transpose-smpi" \
   --N '{N}' --K '{K}' "${r[@]}"
-check heat "$(sheet examples/heat/heat-resources)" "$bin/sonde-example-heat-smpi" --points '{N}' \
+check heat "$(sheet "$sheets" examples/heat/heat-resources)" "$bin/sonde-example-heat-smpi" --points '{N}' \
   --steps '{K}' "${r[@]}"
 exit $status

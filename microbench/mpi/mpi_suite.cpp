@@ -431,9 +431,11 @@ void register_collective(const MpiSuitePlan& plan, const std::string& op, int k,
   // not show. Under SMPI, the corpus's stencil on 64 ranks of a fat tree of 8-core nodes (32 KiB
   // each way) took 16.9 us for its first step, 11.7 for its second and 13.1 a step from the
   // eighth on; a single shift of 32 KiB there comes to 4.9 us.
-  unsigned batch = batch_for(m * static_cast<std::uint64_t>(k), 1u << 20, 100);
-  if (plan.simulated || cold) batch = 1;
-  if (op == "halo") batch = std::max(kHaloSteps, batch_for(2 * m, 1u << 20, 100));
+  unsigned batch =
+      plan.simulated || cold ? 1u : batch_for(m * static_cast<std::uint64_t>(k), 1u << 20, 100);
+  if (op == "halo") {
+    batch = std::max(kHaloSteps, batch_for(collective_blocks(op, k) * m, 1u << 20, 100));
+  }
   const std::string name = op == "barrier"
                                ? fmt::format("mpi.collective.barrier/ranks:{}", k)
                                : fmt::format("mpi.collective.{}/ranks:{}/bytes:{}", op, k, m);
