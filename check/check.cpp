@@ -19,6 +19,7 @@
 #include "core/error.hpp"
 #include "core/host.hpp"
 #include "core/units.hpp"
+#include "counters/collect.hpp"
 #include "counters/counter_model.hpp"
 #include "predict/workload.hpp"
 #include "profile/profile.hpp"
@@ -159,6 +160,48 @@ std::string launcher_hint(const std::vector<std::string>& launcher, const RunOut
         "(`source scripts/mpi-env.sh`)";
   }
   return hint;
+}
+
+// A folder for the phase records, removed with everything in it when it goes. It lies beside the
+// record files, not in /tmp: ranks on other nodes write there too, so it must be shared.
+struct PhaseFolder {
+  fs::path path;
+  explicit PhaseFolder(const fs::path& beside)
+      : path(beside / fmt::format(".sonde-check-phases-{}", ::getpid())) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~PhaseFolder() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+  PhaseFolder(const PhaseFolder&) = delete;
+  PhaseFolder& operator=(const PhaseFolder&) = delete;
+};
+
+// SONDE_PHASE_RECORD for the program's processes while it lives (the launcher passes the
+// environment on to the ranks it starts on this node).
+class PhaseRecording {
+ public:
+  explicit PhaseRecording(const fs::path& prefix) {
+    ::setenv("SONDE_PHASE_RECORD", prefix.c_str(), 1);
+  }
+  ~PhaseRecording() { ::unsetenv("SONDE_PHASE_RECORD"); }
+  PhaseRecording(const PhaseRecording&) = delete;
+  PhaseRecording& operator=(const PhaseRecording&) = delete;
+};
+
+// Per phase, the slowest and the fastest processor's seconds over `repetitions`.
+std::map<std::string, PhaseTime> phase_times(const counters::RunRecord& run,
+                                             std::size_t repetitions) {
+  std::map<std::string, PhaseTime> times;
+  for (const auto& [key, record] : run) {
+    const double seconds = record.seconds / static_cast<double>(repetitions);
+    const auto [it, first] = times.try_emplace(key.second, PhaseTime{seconds, seconds});
+    it->second.slowest = std::max(it->second.slowest, seconds);
+    it->second.fastest = std::min(it->second.fastest, seconds);
+  }
+  return times;
 }
 
 }  // namespace
@@ -338,19 +381,12 @@ void compare(Record& r) {
   }
 }
 
-std::string format_table(const std::vector<Record>& records) {
-  const bool communication = std::any_of(records.begin(), records.end(), [](const Record& r) {
-    return r.compared == "communication";
-  });
-  const std::vector<std::string> header = {
-      "setting",     "n",    communication ? "predicted T_comm" : "predicted P", "measured T", "E",
-      "in interval", "notes"};
-  std::vector<std::vector<std::string>> rows;
-  for (const Record& r : records) {
-    rows.push_back({setting_label(r), std::to_string(r.n), predicted_text(r), measured_text(r),
-                    std::isfinite(r.error_ratio) ? fmt::format("{:.2f}", r.error_ratio) : "inf",
-                    interval_text(r), fmt::format("{}", fmt::join(r.notes, "; "))});
-  }
+namespace {
+
+// Columns padded to their widest cell, those in `right` aligned right, the last one unpadded.
+std::string aligned(const std::vector<std::string>& header,
+                    const std::vector<std::vector<std::string>>& rows,
+                    const std::set<std::size_t>& right) {
   std::vector<std::size_t> widths(header.size());
   for (std::size_t c = 0; c < header.size(); ++c) {
     widths[c] = header[c].size();
@@ -360,7 +396,7 @@ std::string format_table(const std::vector<Record>& records) {
     std::string text = " ";
     for (std::size_t c = 0; c < cells.size(); ++c) {
       const bool last = c + 1 == cells.size();
-      if (c == 1 || c == 4) {
+      if (right.count(c)) {
         text += fmt::format(" {:>{}}", cells[c], widths[c]);
       } else {
         text += last ? " " + cells[c] : fmt::format(" {:<{}}", cells[c], widths[c]);
@@ -371,6 +407,124 @@ std::string format_table(const std::vector<Record>& records) {
   };
   std::string text = line(header);
   for (const auto& row : rows) text += line(row);
+  return text;
+}
+
+std::string ratio_text(double e) { return std::isfinite(e) ? fmt::format("{:.2f}", e) : "inf"; }
+
+}  // namespace
+
+std::string format_table(const std::vector<Record>& records) {
+  const bool communication = std::any_of(records.begin(), records.end(), [](const Record& r) {
+    return r.compared == "communication";
+  });
+  const std::vector<std::string> header = {
+      "setting",     "n",    communication ? "predicted T_comm" : "predicted P", "measured T", "E",
+      "in interval", "notes"};
+  std::vector<std::vector<std::string>> rows;
+  for (const Record& r : records) {
+    rows.push_back({setting_label(r), std::to_string(r.n), predicted_text(r), measured_text(r),
+                    ratio_text(r.error_ratio), interval_text(r),
+                    fmt::format("{}", fmt::join(r.notes, "; "))});
+  }
+  return aligned(header, rows, {1, 4});
+}
+
+std::vector<RowPrediction> row_predictions(const predict::Point& point) {
+  std::vector<RowPrediction> rows;
+  for (const predict::ComponentCost& cost : point.costs) {
+    rows.push_back({std::string(cost.name), cost.seconds, cost.bound});
+  }
+  for (const predict::OverheadTerm& term : point.overheads) {
+    const auto it = std::find_if(rows.begin(), rows.end(),
+                                 [&](const RowPrediction& row) { return row.name == term.name; });
+    if (it != rows.end()) {
+      it->seconds += term.seconds;
+    } else {
+      rows.push_back({std::string(term.name), term.seconds, std::string(term.operation), true});
+    }
+  }
+  return rows;
+}
+
+std::vector<ComponentCheck> match_components(const std::vector<RowPrediction>& predicted_rows,
+                                             const std::map<std::string, PhaseTime>& phases) {
+  std::map<std::string, RowPrediction> rows;
+  std::vector<std::string> order;
+  for (const RowPrediction& row : predicted_rows) {
+    rows[row.name] = row;
+    order.push_back(row.name);
+  }
+  std::vector<ComponentCheck> checks;
+  std::set<std::string> covered;
+  for (const auto& [phase, time] : phases) {
+    ComponentCheck c;
+    c.name = phase;
+    double predicted = 0;
+    std::vector<std::string> bounds;
+    bool known = true;
+    std::size_t start = 0;
+    while (true) {  // "fft + reorder": the rows it covers
+      const std::size_t end = phase.find(" + ", start);
+      const std::string row = phase.substr(start, end == std::string::npos ? end : end - start);
+      const auto it = rows.find(row);
+      if (it == rows.end()) {
+        known = false;
+      } else {
+        predicted += it->second.seconds;
+        bounds.push_back(it->second.bound);
+        c.communication = c.communication || it->second.communication;
+        covered.insert(row);
+      }
+      if (end == std::string::npos) break;
+      start = end + 3;
+    }
+    const double seconds = c.communication ? time.fastest : time.slowest;
+    c.measured = seconds;
+    if (known) {
+      c.predicted = predicted;
+      c.bound = fmt::format("{}", fmt::join(bounds, "; "));
+      if (predicted > 0 && seconds > 0) c.error_ratio = counters::error_ratio(seconds, predicted);
+    } else {
+      c.bound = "names no row of the spreadsheet";
+    }
+    checks.push_back(std::move(c));
+  }
+  // The program's order is unknown; phases in the spreadsheet's order of their first row.
+  const auto first_row = [&](const ComponentCheck& c) {
+    const std::string row = c.name.substr(0, c.name.find(" + "));
+    return std::find(order.begin(), order.end(), row) - order.begin();
+  };
+  std::stable_sort(checks.begin(), checks.end(),
+                   [&](const auto& a, const auto& b) { return first_row(a) < first_row(b); });
+  for (const std::string& row : order) {
+    if (covered.count(row)) continue;
+    ComponentCheck c;
+    c.name = row;
+    c.predicted = rows[row].seconds;
+    c.communication = rows[row].communication;
+    c.bound = rows[row].bound + " (no phase marks it)";
+    checks.push_back(std::move(c));
+  }
+  return checks;
+}
+
+std::string format_components(const std::vector<Record>& records) {
+  std::string text;
+  for (const Record& r : records) {
+    if (r.components.empty()) continue;
+    std::vector<std::vector<std::string>> rows;
+    for (const ComponentCheck& c : r.components) {
+      rows.push_back({c.name, c.predicted ? format_seconds(*c.predicted) : "",
+                      c.measured ? format_seconds(*c.measured) : "",
+                      c.error_ratio ? ratio_text(*c.error_ratio) : "", c.bound});
+    }
+    text += fmt::format(
+        "\n{}, n = {}, per repetition: computation the slowest process, communication the "
+        "fastest\n",
+        setting_label(r), r.n);
+    text += aligned({"phase", "predicted", "measured", "E", "bound by"}, rows, {1, 2, 3});
+  }
   return text;
 }
 
@@ -387,7 +541,6 @@ std::string format_summary(const std::vector<Record>& records) {
     }
   }
   const double mean = sum / static_cast<double>(records.size());
-  const auto e = [](double x) { return std::isfinite(x) ? fmt::format("{:.2f}", x) : "inf"; };
   std::string interval = with_interval == 0 ? std::string("no prediction has an interval")
                                             : fmt::format("{} of {} in the prediction interval",
                                                           inside, with_interval);
@@ -395,7 +548,8 @@ std::string format_summary(const std::vector<Record>& records) {
     interval += fmt::format(" ({} without one)", records.size() - with_interval);
   }
   return fmt::format("E = max(T, P) / min(T, P) over {} point{}: mean {}, max {}; {}\n",
-                     records.size(), records.size() == 1 ? "" : "s", e(mean), e(largest), interval);
+                     records.size(), records.size() == 1 ? "" : "s", ratio_text(mean),
+                     ratio_text(largest), interval);
 }
 
 std::string records_csv(const std::vector<Record>& records) {
@@ -530,6 +684,21 @@ nlohmann::json records_json(const std::vector<Record>& records, bool complete,
           {"profile_dram_chase_seconds",
            r.profile_dram_chase ? nlohmann::json(r.profile_dram_chase->value) : nullptr}};
     }
+    if (!r.components.empty()) {
+      nlohmann::json components = nlohmann::json::array();
+      const auto optional = [](const std::optional<double>& v) {
+        return v ? finite_or_null(*v) : nlohmann::json(nullptr);
+      };
+      for (const ComponentCheck& c : r.components) {
+        components.push_back({{"name", c.name},
+                              {"bound", c.bound},
+                              {"communication", c.communication},
+                              {"predicted_seconds", optional(c.predicted)},
+                              {"measured_seconds", optional(c.measured)},
+                              {"error_ratio", optional(c.error_ratio)}});
+      }
+      j["components"] = components;
+    }
     list.push_back(j);
     sum += r.error_ratio;
     largest = std::max(largest, r.error_ratio);
@@ -597,6 +766,7 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
   const std::string host = host_name();
 
   std::vector<Record> planned;
+  std::vector<std::vector<RowPrediction>> rows_of;  // each planned record's rows
   for (const auto& [text, setting] : settings) {
     const std::map<std::string, double> overrides(setting.begin(), setting.end());
     const predict::Predictor predictor(predict::read_workload(o.spreadsheet, overrides), target,
@@ -628,6 +798,7 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
       for (std::string& word : substitute(o.command, values)) r.command.push_back(std::move(word));
       r.host = host;
       planned.push_back(std::move(r));
+      rows_of.push_back(row_predictions(point));
     }
   }
   if (!launcher.empty() && !on_path(launcher.front())) {
@@ -660,6 +831,12 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
     probe_sizes = {probe_bytes(target, memory), probe_chase_bytes(target, memory),
                    probe_line_bytes(target)};
   }
+  std::optional<PhaseFolder> phase_folder;
+  if (o.components) {
+    const std::string& file = !o.json.empty() ? o.json : o.csv;
+    const fs::path folder = fs::path(file).parent_path();
+    phase_folder.emplace(fs::absolute(folder.empty() ? fs::path(".") : folder));
+  }
   std::vector<Record> done;
   const auto write = [&](bool complete, const std::string& error) {
     if (!o.csv.empty()) write_file_atomically(o.csv, records_csv(done));
@@ -683,7 +860,7 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
     }
     const Error error(code, where, what + "; " + kept);
     write(false, error.what());
-    if (!done.empty()) out << format_table(done) << format_summary(done);
+    if (!done.empty()) out << format_table(done) << format_summary(done) << format_components(done);
     return error;
   };
 
@@ -733,7 +910,14 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
                             fmt::join(chases, ", ")));
     };
     if (probe) take_probe("before");
-    const RunOutput run = runner(r.command);
+    const fs::path record_prefix =
+        phase_folder ? phase_folder->path / fmt::format("point-{}", i + 1) / "phases" : fs::path();
+    if (phase_folder) fs::create_directories(record_prefix.parent_path());
+    const RunOutput run = [&] {
+      std::optional<PhaseRecording> recording;
+      if (phase_folder) recording.emplace(record_prefix);
+      return runner(r.command);
+    }();
     if (run.interrupted) {
       throw fail(ExitCode::interrupted, "sonde check", fmt::format("interrupted during {}", point));
     }
@@ -762,6 +946,24 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
     }
     r.measured = summarize(seconds);
     compare(r);
+    if (phase_folder) {
+      // The phases' times are a diagnostic: a program that marks none is still checked.
+      try {
+        int processes = 0;
+        const counters::RunRecord phases =
+            counters::read_phase_records(record_prefix, command, &processes);
+        r.components = match_components(rows_of[i], phase_times(phases, seconds.size()));
+        if (processes != r.n) {
+          r.notes.push_back(fmt::format(
+              "phases timed on {} of {} processes (do the ranks share the folder of the records?)",
+              processes, r.n));
+        }
+      } catch (const Error& e) {
+        const std::string note = fmt::format("phases not timed: {}", e.what());
+        log << "sonde check: " << note << "\n";
+        r.notes.push_back(note);
+      }
+    }
     if (probe) {
       take_probe("after");
       if (const profile::Quantity* q = profile_dram_triad(target)) r.profile_dram_triad = *q;
@@ -784,7 +986,7 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
     done.push_back(r);
     write(i + 1 == planned.size(), "");
   }
-  out << format_table(done) << format_summary(done);
+  out << format_table(done) << format_summary(done) << format_components(done);
   return 0;
 }
 

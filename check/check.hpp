@@ -40,6 +40,9 @@ struct CheckOptions {
   // nullopt: $SONDE_MPIEXEC, or mpiexec.
   std::optional<std::string> launcher;
   std::string csv, json;  // record files; empty: none
+  // Time the program's phases as well (it marks them with sonde/phase.h, named after the
+  // spreadsheet's rows) and set each beside the rows' predicted time.
+  bool components = false;
   // The program and its arguments, with {NAME} (a parameter), {n} and {repetitions} placeholders.
   std::vector<std::string> command;
 };
@@ -97,6 +100,41 @@ struct Measured {
 };
 Measured summarize(std::vector<double> seconds);  // at least one value
 
+// A phase the program marked, set against the spreadsheet rows it covers. A phase is named after
+// one row ("spmv") or several joined by " + " ("fft + reorder") where the program interleaves
+// them; its prediction is the sum of theirs. A row no phase covers is listed without a
+// measurement, a phase that names no row without a prediction.
+struct ComponentCheck {
+  std::string name;                   // the phase's name, or the unmarked row's
+  std::string bound;                  // the predictor's bounding resources, "; " between rows
+  bool communication = false;         // it covers a communication row
+  std::optional<double> predicted;    // seconds per repetition, the slowest process
+  std::optional<double> measured;     // seconds per repetition, see PhaseTime
+  std::optional<double> error_ratio;  // where both are > 0
+};
+
+// A phase's seconds per repetition over the processes that marked it. A computation is set
+// against its slowest process; a communication against its fastest, since a process that
+// arrives early waits in the operation for the last one, which waits least.
+struct PhaseTime {
+  double slowest = 0;
+  double fastest = 0;
+};
+
+// A spreadsheet row's predicted time at a point: a component's, or a communication row's (count x
+// cost), in the spreadsheet's order.
+struct RowPrediction {
+  std::string name;
+  double seconds = 0;
+  std::string bound;  // the component's bounding resource, or the operation
+  bool communication = false;
+};
+std::vector<RowPrediction> row_predictions(const predict::Point& point);
+
+// Matches the phases' times per repetition (by name) with the rows' predictions.
+std::vector<ComponentCheck> match_components(const std::vector<RowPrediction>& rows,
+                                             const std::map<std::string, PhaseTime>& phases);
+
 // One point: a problem size at n ranks, predicted, measured and compared.
 struct Record {
   std::string spreadsheet;
@@ -125,6 +163,7 @@ struct Record {
   std::optional<profile::Quantity> profile_dram_triad_at_once;
   // the profile's one-thread random chase at the size the probe chased
   std::optional<profile::Quantity> profile_dram_chase;
+  std::vector<ComponentCheck> components;  // with --components, where the program marked phases
 };
 
 // E and the interval's verdict for a measured median against a prediction.
@@ -134,6 +173,8 @@ void compare(Record& record);
 // their interval).
 std::string format_table(const std::vector<Record>& records);
 std::string format_summary(const std::vector<Record>& records);
+// Per point, its phases against the rows they cover; "" where no record has components.
+std::string format_components(const std::vector<Record>& records);
 // The record files: CSV, one row per point; JSON, {"records": [...], "summary": {...},
 // "complete": bool, "error": text where the check failed}.
 std::string records_csv(const std::vector<Record>& records);

@@ -190,6 +190,10 @@ int main(int argc, char** argv) {
     check->add_flag("--no-probe", check_no_probe,
                     "Do not time the machine (a one-thread DRAM triad and a dependent add chain) "
                     "before and after each point's runs; always off with --communication-only");
+    check->add_flag("--components", check_options.components,
+                    "Also time the phases the program marks (sonde/phase.h, named after the "
+                    "spreadsheet's rows, \"fft + reorder\" for several) and set each beside "
+                    "its rows' prediction, in the table and the JSON records");
     check->add_option("--csv", check_options.csv, "Write the records as CSV, after every point");
     check->add_option("--json", check_options.json, "Write the records as JSON, after every point");
     check

@@ -15,22 +15,12 @@
 #include "microbench/hardware_counters.hpp"
 
 namespace sonde::counters {
-namespace {
 
 namespace fs = std::filesystem;
 
-// What the phase markers recorded in one run: per processor and phase, the seconds and counts.
-struct PhaseRecord {
-  double seconds = 0;
-  std::map<std::string, double> counts;
-};
-using RunRecord = std::map<std::pair<int, std::string>, PhaseRecord>;
-
-std::string program_name(const CollectOptions& o) { return o.command.front(); }
-
 // Reads the records a run left under `prefix`.<pid>.json; several (MPI ranks) are numbered
 // rank by rank.
-RunRecord read_records(const fs::path& prefix, const CollectOptions& o, int* processes) {
+RunRecord read_phase_records(const fs::path& prefix, const std::string& program, int* processes) {
   std::vector<nlohmann::json> records;
   const std::string stem = prefix.filename().string() + ".";
   for (const auto& entry : fs::directory_iterator(prefix.parent_path())) {
@@ -43,7 +33,7 @@ RunRecord read_records(const fs::path& prefix, const CollectOptions& o, int* pro
     }
   }
   if (records.empty()) {
-    throw input_error(program_name(o),
+    throw input_error(program,
                       "wrote no phase record: is it linked with -lsonde_phase (sonde/phase.h)? A "
                       "program that exits without returning from main writes none");
   }
@@ -58,7 +48,7 @@ RunRecord read_records(const fs::path& prefix, const CollectOptions& o, int* pro
     if (!errors.empty()) {
       std::vector<std::string> what;
       for (const auto& e : errors) what.push_back(e.get<std::string>());
-      throw input_error(program_name(o),
+      throw input_error(program,
                         fmt::format("its phase markers reported: {}", fmt::join(what, "; ")));
     }
     int highest = -1;
@@ -76,9 +66,13 @@ RunRecord read_records(const fs::path& prefix, const CollectOptions& o, int* pro
     base += highest + 1;
   }
   if (processes) *processes = static_cast<int>(records.size());
-  if (run.empty()) throw input_error(program_name(o), "marked no phase (sonde/phase.h)");
+  if (run.empty()) throw input_error(program, "marked no phase (sonde/phase.h)");
   return run;
 }
+
+namespace {
+
+std::string program_name(const CollectOptions& o) { return o.command.front(); }
 
 void check_same_phases(const RunRecord& first, const RunRecord& other, int run,
                        const CollectOptions& o) {
@@ -334,7 +328,7 @@ Collected collect(const CollectOptions& o) {
       env.push_back("SONDE_PHASE_PAPI_EVENTS=" + papi_events);
     }
     run_or_fail(o.command, env, o, fmt::format("run {}", r));
-    runs.push_back(read_records(prefix, o, &processes));
+    runs.push_back(read_phase_records(prefix, program_name(o), &processes));
     if (r > 1) check_same_phases(runs.front(), runs.back(), r, o);
   }
 

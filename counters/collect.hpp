@@ -40,6 +40,21 @@ struct Collected {
   std::vector<std::string> notes;
 };
 
+// What the phase markers (sonde/phase.h) recorded in one run: per processor and phase, the
+// seconds and counts summed over the phase's occurrences.
+struct PhaseRecord {
+  double seconds = 0;
+  std::map<std::string, double> counts;
+};
+using RunRecord = std::map<std::pair<int, std::string>, PhaseRecord>;
+
+// Reads the records a run left under `prefix`.<pid>.json (one per process); the processes'
+// threads are numbered rank by rank. An input Error naming `program` where there is none, where
+// the markers reported errors or where no phase was marked; one naming the file for a record
+// that is no JSON.
+RunRecord read_phase_records(const std::filesystem::path& prefix, const std::string& program,
+                             int* processes = nullptr);
+
 // Throws an Error naming the program when it fails, marks no phase, or its records disagree;
 // the caller's output file is then untouched.
 Collected collect(const CollectOptions& options);

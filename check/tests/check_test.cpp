@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
@@ -473,6 +474,89 @@ TEST(CheckCommand, TheMachineIsProbedBeforeAndAfterEachPoint) {
   EXPECT_EQ(check_command(plain, out, log, fake), 0);
   const nlohmann::json k = nlohmann::json::parse(read_file(plain.json));
   EXPECT_FALSE(k["records"][0].contains("machine_now"));
+}
+
+TEST(CheckComponents, PhasesAreSetAgainstTheRowsTheyName) {
+  const std::vector<RowPrediction> rows = {{"spmv", 2.0, "DRAM bandwidth (read)", false},
+                                           {"dot", 1.0, "add latency", false},
+                                           {"reduce", 0.5, "allreduce", true},
+                                           {"update", 1.0, "DRAM bandwidth (triad)", false}};
+  // Computation against the slowest process, communication against the fastest.
+  const std::vector<ComponentCheck> c = match_components(
+      rows, {{"spmv", {3.0, 2.5}}, {"dot + reduce", {1.6, 1.2}}, {"mystery", {0.2, 0.1}}});
+  ASSERT_EQ(c.size(), 4u);
+  // In the spreadsheet's order; a phase naming no row after them; an unmarked row last.
+  EXPECT_EQ(c[0].name, "spmv");
+  EXPECT_DOUBLE_EQ(*c[0].predicted, 2.0);
+  EXPECT_DOUBLE_EQ(*c[0].measured, 3.0);
+  EXPECT_DOUBLE_EQ(*c[0].error_ratio, 1.5);
+  EXPECT_EQ(c[0].bound, "DRAM bandwidth (read)");
+  EXPECT_EQ(c[1].name, "dot + reduce");  // the sum of the two rows: 1.5 against 1.2
+  EXPECT_DOUBLE_EQ(*c[1].predicted, 1.5);
+  EXPECT_DOUBLE_EQ(*c[1].error_ratio, 1.25);
+  EXPECT_EQ(c[1].bound, "add latency; allreduce");
+  EXPECT_TRUE(c[1].communication);
+  EXPECT_FALSE(c[0].communication);
+  EXPECT_EQ(c[2].name, "mystery");
+  EXPECT_FALSE(c[2].predicted);
+  EXPECT_FALSE(c[2].error_ratio);
+  EXPECT_EQ(c[2].bound, "names no row of the spreadsheet");
+  EXPECT_EQ(c[3].name, "update");
+  EXPECT_DOUBLE_EQ(*c[3].predicted, 1.0);
+  EXPECT_FALSE(c[3].measured);
+  EXPECT_NE(c[3].bound.find("no phase marks it"), std::string::npos);
+  // A phase predicted at nothing (a halo at one rank) has no E.
+  const auto zero = match_components({{"halo", 0.0, "shift", true}}, {{"halo", {2e-6, 1e-6}}});
+  ASSERT_EQ(zero.size(), 1u);
+  EXPECT_FALSE(zero[0].error_ratio);
+}
+
+// A fake program that marks one phase, "A", the tiny sheet's component: 1.5 s over its 3
+// repetitions on its only thread, written where sonde/phase.h writes its record.
+RunOutput marking(bool with_record) {
+  const char* prefix = std::getenv("SONDE_PHASE_RECORD");
+  EXPECT_NE(prefix, nullptr);
+  if (with_record && prefix != nullptr) {
+    const nlohmann::json record = {
+        {"pid", 123},
+        {"rank", -1},
+        {"mode", "time"},
+        {"errors", nlohmann::json::array()},
+        {"threads",
+         {{{"thread", 0},
+           {"named", false},
+           {"phases", {{{"name", "A"}, {"occurrences", 3}, {"seconds", 1.5}}}}}}}};
+    write_file_atomically(std::string(prefix) + ".123.json", record.dump());
+  }
+  return printing({0.9, 0.4, 0.5});
+}
+
+TEST(CheckComponents, TheProgramsPhasesAreTimedBesideTheirRows) {
+  const fs::path folder = scratch("components");
+  CheckOptions o = tiny(folder);
+  o.ranks = "1";
+  o.components = true;
+  std::ostringstream out, log;
+  EXPECT_EQ(check_command(o, out, log, [](const auto&) { return marking(true); }), 0);
+  EXPECT_EQ(std::getenv("SONDE_PHASE_RECORD"), nullptr);  // set only while the program runs
+  const nlohmann::json j = nlohmann::json::parse(read_file(o.json));
+  ASSERT_EQ(j["records"].size(), 1u);
+  const auto& components = j["records"][0]["components"];
+  ASSERT_EQ(components.size(), 1u);
+  // P(A) = N / 1000 = 1 s at n = 1; T(A) = 1.5 s / 3 repetitions = 0.5 s: E = 2.
+  EXPECT_EQ(components[0]["name"].get<std::string>(), "A");
+  EXPECT_NEAR(components[0]["predicted_seconds"].get<double>(), 1.0, 1e-9);
+  EXPECT_NEAR(components[0]["measured_seconds"].get<double>(), 0.5, 1e-12);
+  EXPECT_NEAR(components[0]["error_ratio"].get<double>(), 2.0, 1e-9);
+  EXPECT_NE(out.str().find("(spreadsheet), n = 1, per repetition"), std::string::npos) << out.str();
+
+  // A program that marks no phase is still checked, and the record says why it has none.
+  std::ostringstream out2, log2;
+  EXPECT_EQ(check_command(o, out2, log2, [](const auto&) { return marking(false); }), 0);
+  const nlohmann::json j2 = nlohmann::json::parse(read_file(o.json));
+  EXPECT_FALSE(j2["records"][0].contains("components"));
+  EXPECT_NE(j2["records"][0]["notes"].dump().find("phases not timed"), std::string::npos)
+      << j2["records"][0]["notes"].dump();
 }
 
 TEST(CheckCommand, TheSpreadsheetsOwnValuesWithoutSet) {
