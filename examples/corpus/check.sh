@@ -3,7 +3,8 @@
 # `sonde check` at 1 and 2 ranks (or SONDE_CHECK_RANKS), 5 repetitions each, at each spreadsheet's
 # own sizes.
 #   bash examples/corpus/check.sh PROFILE [RECORDS FOLDER] [BUILD FOLDER]
-# Records go to <records>/<program>.csv and .json (default examples/corpus/records/<machine>/).
+# Records go to <records>/<program>.csv and .json (default examples/corpus/records/<machine>/); the
+# JSON also sets each phase the program marks beside its rows' prediction (--components).
 # SONDE_SHEETS=v2 checks the second spreadsheets (<program>-v2.csv, with loads and stores), into
 # examples/corpus/records/<machine>/v2/ by default; SONDE_SHEETS=vK takes each program's latest
 # spreadsheet up to version K (v3: the transpose's column walk, the others' v2).
@@ -31,7 +32,7 @@ check() {
   shift 2
   echo "== $name on $profile" >&2
   "$build/bin/sonde" check "$spreadsheet" --machine "$profile" --ranks "$ranks" --repetitions 5 \
-      --csv "$records/$name.csv" --json "$records/$name.json" -- "$@" || status=1
+      --components --csv "$records/$name.csv" --json "$records/$name.json" -- "$@" || status=1
 }
 bin=$build/bin
 r=(--repetitions '{repetitions}')

@@ -6,6 +6,12 @@
 // Prints one JSON line per repetition: ranks, seconds (the slowest rank's), and the heat check
 // (a ring conserves the sum of u; a wrong exchange breaks it and the program fails).
 #include <mpi.h>
+#ifndef SONDE_SMPI
+#include "sonde/phase.h"  // phases for `sonde check --components`, named after heat.csv's rows
+#define HEAT_PHASE(name) const sonde::Phase phase(name)
+#else
+#define HEAT_PHASE(name)
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -54,11 +60,17 @@ int main(int argc, char** argv) {
     MPI_Barrier(MPI_COMM_WORLD);
     const double start = MPI_Wtime();
     for (long step = 0; step < steps; ++step) {
-      MPI_Sendrecv(&u[1], 1, MPI_DOUBLE, left, 0, &u[local + 1], 1, MPI_DOUBLE, right, 0,
-                   MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      MPI_Sendrecv(&u[local], 1, MPI_DOUBLE, right, 1, &u[0], 1, MPI_DOUBLE, left, 1,
-                   MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      for (long i = 1; i <= local; ++i) next[i] = u[i] + c * (u[i - 1] - 2 * u[i] + u[i + 1]);
+      {
+        HEAT_PHASE("halo");
+        MPI_Sendrecv(&u[1], 1, MPI_DOUBLE, left, 0, &u[local + 1], 1, MPI_DOUBLE, right, 0,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(&u[local], 1, MPI_DOUBLE, right, 1, &u[0], 1, MPI_DOUBLE, left, 1,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      }
+      {
+        HEAT_PHASE("sweep");
+        for (long i = 1; i <= local; ++i) next[i] = u[i] + c * (u[i - 1] - 2 * u[i] + u[i + 1]);
+      }
       std::swap(u, next);
     }
     double seconds = MPI_Wtime() - start;

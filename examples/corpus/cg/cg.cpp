@@ -128,20 +128,32 @@ int main(int argc, char** argv) {
     rr = allreduce_sum(dot_self(m, r.data()));
   };
   program.region = [&] {
+    // Each step a phase named after its spreadsheet row (sonde check --components).
+    const auto timed = [](const char* name, auto&& step) {
+      const corpus::Phase phase(name);
+      return step();
+    };
     for (long k = 0; k < K; ++k) {
-      MPI_Sendrecv(p, static_cast<int>(N), MPI_DOUBLE, up, 0, p + m, static_cast<int>(N),
-                   MPI_DOUBLE, down, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      MPI_Sendrecv(p + m - N, static_cast<int>(N), MPI_DOUBLE, down, 1, pe.data(),
-                   static_cast<int>(N), MPI_DOUBLE, up, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      spmv(m, row_start.data(), col.data(), val.data(), pe.data(), q.data());
-      const double pq = allreduce_sum(dot(m, p, q.data()));
+      timed("halo", [&] {
+        MPI_Sendrecv(p, static_cast<int>(N), MPI_DOUBLE, up, 0, p + m, static_cast<int>(N),
+                     MPI_DOUBLE, down, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(p + m - N, static_cast<int>(N), MPI_DOUBLE, down, 1, pe.data(),
+                     static_cast<int>(N), MPI_DOUBLE, up, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      });
+      timed("spmv",
+            [&] { spmv(m, row_start.data(), col.data(), val.data(), pe.data(), q.data()); });
+      const double pq_local = timed("dot pq", [&] { return dot(m, p, q.data()); });
+      const double pq = timed("reduce pq", [&] { return allreduce_sum(pq_local); });
       const double alpha = rr / pq;
-      axpy(m, alpha, p, x.data());
-      axpy(m, -alpha, q.data(), r.data());
-      const double rr_next = allreduce_sum(dot_self(m, r.data()));
+      timed("update xr", [&] {
+        axpy(m, alpha, p, x.data());
+        axpy(m, -alpha, q.data(), r.data());
+      });
+      const double rr_local = timed("dot rr", [&] { return dot_self(m, r.data()); });
+      const double rr_next = timed("reduce rr", [&] { return allreduce_sum(rr_local); });
       const double beta = rr_next / rr;
       rr = rr_next;
-      xpay(m, r.data(), beta, p);
+      timed("update p", [&] { xpay(m, r.data(), beta, p); });
     }
   };
   program.checksum = [&] {

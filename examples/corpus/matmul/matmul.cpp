@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
   corpus::Program program;
   program.setup = [&] { std::fill(C.begin(), C.end(), 0.0); };
   program.region = [&] {
+    const corpus::Phase phase("multiply");
     for (long k = 0; k < K; ++k) {
       multiply(rows, N, ld, BS, A.data(), B.data(), C.data());
       corpus::clobber_memory();

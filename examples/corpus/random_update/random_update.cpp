@@ -64,7 +64,10 @@ int main(int argc, char** argv) {
   };
   corpus::Program program;
   program.setup = [&] { fill(table); };
-  program.region = [&] { last = updates(table.data(), K, shift); };
+  program.region = [&] {
+    const corpus::Phase phase("updates");
+    last = updates(table.data(), K, shift);
+  };
   program.checksum = [&] {
     std::uint64_t sum = last;
     for (long i = 0; i < T; ++i) sum += table[i];

@@ -63,11 +63,17 @@ int main(int argc, char** argv) {
   };
   program.region = [&] {
     for (long k = 0; k < K; ++k) {
-      MPI_Sendrecv(&u[1 * N], static_cast<int>(N), MPI_DOUBLE, up, 0, &u[(rows + 1) * N],
-                   static_cast<int>(N), MPI_DOUBLE, down, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      MPI_Sendrecv(&u[rows * N], static_cast<int>(N), MPI_DOUBLE, down, 1, &u[0],
-                   static_cast<int>(N), MPI_DOUBLE, up, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      sweep(u.data(), v.data(), N, first, last);
+      {
+        const corpus::Phase phase("halo");  // named after stencil.csv's rows
+        MPI_Sendrecv(&u[1 * N], static_cast<int>(N), MPI_DOUBLE, up, 0, &u[(rows + 1) * N],
+                     static_cast<int>(N), MPI_DOUBLE, down, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(&u[rows * N], static_cast<int>(N), MPI_DOUBLE, down, 1, &u[0],
+                     static_cast<int>(N), MPI_DOUBLE, up, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      }
+      {
+        const corpus::Phase phase("sweep");
+        sweep(u.data(), v.data(), N, first, last);
+      }
       std::swap(u, v);
     }
   };

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   corpus::Program p;
   p.setup = [] {};
   p.region = [&] {
+    const corpus::Phase phase("triad");
     for (long k = 0; k < K; ++k) {
       triad(a.data(), b.data(), c.data(), s, N);
       corpus::clobber_memory();

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -115,6 +116,8 @@ int main(int argc, char** argv) {
     complex* __restrict s = scratch.data();
     for (long pass = 0; pass < K; ++pass) {
       // rows: gather bit-reversed, FFT, pack block q (columns q b .. q b + b - 1) row-major.
+      // Phases named after transpose.csv's rows; the FFTs, the pack and the unpack interleave.
+      std::optional<corpus::Phase> phase(std::in_place, "fft + reorder + unpack walk");
       for (long i = 0; i < b; ++i) {
         const complex* row = A.data() + i * N;
         for (long j = 0; j < N; ++j) s[j] = row[rev[j]];
@@ -122,8 +125,10 @@ int main(int argc, char** argv) {
         for (long q = 0; q < P; ++q)
           for (long c = 0; c < b; ++c) send[q * b * b + i * b + c] = s[q * b + c];
       }
+      phase.emplace("exchange + self block");  // the alltoall copies the rank's own block
       MPI_Alltoall(send.data(), block, MPI_DOUBLE, receive.data(), block, MPI_DOUBLE,
                    MPI_COMM_WORLD);
+      phase.emplace("fft + reorder + unpack walk");
       // columns: block q from rank q holds A_q[r][my column c] at q b b + r b + c; element
       // k = q b + r of transposed row c.
       for (long c = 0; c < b; ++c) {
@@ -133,6 +138,7 @@ int main(int argc, char** argv) {
         complex* out = A.data() + c * N;
         for (long j = 0; j < N; ++j) out[j] = s[j] * scale;
       }
+      phase.reset();
     }
   };
   program.checksum = [&] {
