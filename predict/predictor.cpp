@@ -539,8 +539,8 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
     } else {
       // The bandwidth kernel measured at the working set's level spent part of its own time on its
       // L1 loads and stores (STREAM's counts: read loads all its bytes, write stores them, copy
-      // half and half, triad two thirds and one third); that part is taken out before the
-      // component's own L1 time is added, so that a loop just like the kernel is costed as the
+      // half and half, triad and update two thirds and one third); that part is taken out before
+      // the component's own L1 time is added, so that a loop just like the kernel is costed as the
       // kernel measured it.
       if (traffic > 0) {
         const double loaded = c.access == "read"    ? 1.0

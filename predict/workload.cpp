@@ -467,10 +467,11 @@ Workload parse_workload(const std::string& text, const std::string& file,
       if (reader.has("access")) {
         c.access = reader.text("access");
         if (c.access != "read" && c.access != "write" && c.access != "copy" &&
-            c.access != "triad") {
-          throw input_error(reader.cell("access").where(),
-                            "unknown access " + shown(c.access) +
-                                "; expected read, write, copy or triad (the bandwidth kernels)");
+            c.access != "triad" && c.access != "update") {
+          throw input_error(
+              reader.cell("access").where(),
+              "unknown access " + shown(c.access) +
+                  "; expected read, write, copy, triad or update (the bandwidth kernels)");
         }
         if (!c.traffic_bytes) {
           throw input_error(reader.cell("access").where(),

@@ -137,11 +137,11 @@ struct RandomChasePoint {
 };
 
 // One point of the streaming sweep in memory (working sets beyond four times the last cache): the
-// kernel (read, write, copy, triad) run by `threads` threads at once over `working_set_bytes` in
-// all, their aggregate rate. DRAM's bandwidth in the level is the plateau of the slowest of these
-// sizes; the curve keeps what the plateau hides: on the VMs here the rate with two threads at 1.4
-// to 2 GiB was half of that at 128 MiB to 1 GiB. Measured data only: predictions take the plateau
-// (pricing traffic near its working set lost a blind check; docs/methods.md).
+// kernel (read, write, copy, triad, update) run by `threads` threads at once over
+// `working_set_bytes` in all, their aggregate rate. DRAM's bandwidth in the level is the plateau of
+// the slowest of these sizes; the curve keeps what the plateau hides: on the VMs here the rate with
+// two threads at 1.4 to 2 GiB was half of that at 128 MiB to 1 GiB. Measured data only: predictions
+// take the plateau (pricing traffic near its working set lost a blind check; docs/methods.md).
 struct DramBandwidthPoint {
   std::string kernel;
   std::uint64_t threads = 1;

@@ -377,10 +377,11 @@ std::vector<DramBandwidthPoint> read_dram_bandwidth(const Reader& r, const YAML:
     DramBandwidthPoint point;
     point.kernel = r.text(node[i]["kernel"], path + ".kernel");
     if (point.kernel != "read" && point.kernel != "write" && point.kernel != "copy" &&
-        point.kernel != "triad") {
-      r.fail(node[i]["kernel"], path + ".kernel",
-             fmt::format("'{}' is not a streaming kernel; expected read, write, copy or triad",
-                         point.kernel));
+        point.kernel != "triad" && point.kernel != "update") {
+      r.fail(
+          node[i]["kernel"], path + ".kernel",
+          fmt::format("'{}' is not a streaming kernel; expected read, write, copy, triad or update",
+                      point.kernel));
     }
     point.threads = positive_count(r, node[i], path, "threads");
     point.working_set_bytes = positive_count(r, node[i], path, "working_set_bytes");

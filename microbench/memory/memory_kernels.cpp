@@ -11,6 +11,7 @@ const std::vector<KernelTraffic>& stream_kernels() {
       {StreamKernel::write, "write", 1, 0, 1, 0, "a[i] = s"},
       {StreamKernel::copy, "copy", 2, 1, 1, 0, "c[i] = a[i]"},
       {StreamKernel::triad, "triad", 3, 2, 1, 2, "a[i] = b[i] + s * c[i]"},
+      {StreamKernel::update, "update", 2, 2, 1, 2, "a[i] += s * b[i]"},
   };
   return table;
 }
@@ -60,6 +61,11 @@ void triad_kernel(double* __restrict a, const double* __restrict b, const double
                   double scalar, std::size_t n) {
 #pragma GCC unroll 8
   for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + scalar * c[i];
+}
+
+void update_kernel(double* __restrict a, const double* __restrict b, double scalar, std::size_t n) {
+#pragma GCC unroll 8
+  for (std::size_t i = 0; i < n; ++i) a[i] += scalar * b[i];
 }
 
 const void* chase(const void* start, std::size_t steps) {

@@ -15,7 +15,7 @@ namespace sonde::microbench {
 
 // ---- Streaming kernels (STREAM's and BabelStream's, with a pure read added) ----
 
-enum class StreamKernel { read, write, copy, triad };
+enum class StreamKernel { read, write, copy, triad, update };
 
 // What a kernel does per element, as the kernel counts it: write-allocate traffic and prefetches
 // are the hardware's business and are not counted (as STREAM does not).
@@ -44,6 +44,9 @@ void copy_kernel(double* __restrict c, const double* __restrict a, std::size_t n
 // a[i] = b[i] + scalar * c[i]
 void triad_kernel(double* __restrict a, const double* __restrict b, const double* __restrict c,
                   double scalar, std::size_t n);
+// a[i] += scalar * b[i]: an update in place, as an axpy. Its store goes to the line its load just
+// brought, so unlike the triad's it costs no write-allocate read: 24 B move for the 24 counted.
+void update_kernel(double* __restrict a, const double* __restrict b, double scalar, std::size_t n);
 // sum of a[0], a[stride], a[2 stride], ... below n: one scalar load per touched word (Amato et
 // al.'s (1999) stride experiments; compiled without vectorization, see strided_kernels.cpp).
 double strided_read_kernel(const double* a, std::size_t n, std::size_t stride);

@@ -318,6 +318,7 @@ double initial_a(std::size_t i) { return static_cast<double>(i % 1024); }
 double initial_b(std::size_t i) { return static_cast<double>(i % 4096); }
 double initial_c(std::size_t i) { return static_cast<double>(i % 7); }
 constexpr double kTriadScalar = 3.0;
+constexpr double kUpdateScalar = 1.0;
 constexpr double kWriteValue = 2.5;
 
 // Like the chase, the team and arrays of one bandwidth benchmark serve all its repetitions (and
@@ -330,6 +331,8 @@ struct BandwidthSetup {
   std::unique_ptr<ThreadTeam> team;
   PageBuffer buffer;
   bool initialized = false;
+  // The update kernel's passes over each member's slice so far, to check what it computed.
+  std::vector<MemberResult> updates;
 };
 
 BandwidthSetup& bandwidth_setup(StreamKernel kernel, std::uint64_t bytes,
@@ -346,6 +349,7 @@ BandwidthSetup& bandwidth_setup(StreamKernel kernel, std::uint64_t bytes,
   setup->cores = cores;
   setup->team = std::make_unique<ThreadTeam>(topology, cores);
   setup->buffer = PageBuffer(bytes, PagePolicy::base);
+  setup->updates.resize(cores.size());
   cached = std::move(setup);
   return *cached;
 }
@@ -397,6 +401,10 @@ void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, const Top
                   b[i] = initial_b(i);
                   c[i] = initial_c(i);
                   break;
+                case StreamKernel::update:
+                  a[i] = initial_a(i);
+                  b[i] = initial_c(i) + 1;
+                  break;
               }
             }
           });
@@ -421,6 +429,10 @@ void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, const Top
               case StreamKernel::triad:
                 triad_kernel(a + lo, b + lo, c + lo, kTriadScalar, per_thread);
                 break;
+              case StreamKernel::update:
+                update_kernel(a + lo, b + lo, kUpdateScalar, per_thread);
+                setup.updates[member].value += 1;
+                break;
             }
             benchmark::ClobberMemory();
           }
@@ -441,6 +453,10 @@ void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, const Top
               break;
             case StreamKernel::triad:
               right = a[i] == initial_b(i) + kTriadScalar * initial_c(i);
+              break;
+            case StreamKernel::update:  // small whole numbers: exact whatever the passes
+              right = a[i] == initial_a(i) + setup.updates[i / per_thread].value * kUpdateScalar *
+                                                 (initial_c(i) + 1);
               break;
           }
         }

@@ -1,6 +1,6 @@
 // The memory-hierarchy suite: load-to-use latency by pointer chase (three page variants),
-// streaming bandwidth (read, write, copy, triad) with one thread and with one bound thread per
-// core, and Amato et al.'s (1999) stride sweep. Sizes come from the detected caches.
+// streaming bandwidth (read, write, copy, triad, update) with one thread and with one bound thread
+// per core, and Amato et al.'s (1999) stride sweep. Sizes come from the detected caches.
 #pragma once
 
 #include <cstdint>

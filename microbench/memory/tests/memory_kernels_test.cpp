@@ -92,6 +92,8 @@ TEST(StreamKernels, ComputeWhatTheyClaim) {
     EXPECT_EQ(c, a);
     triad_kernel(c.data(), a.data(), b.data(), 3.0, n);
     for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] + 3.0 * 2.5);
+    update_kernel(c.data(), b.data(), -3.0, n);  // in place: c = a + 7.5 - 7.5
+    EXPECT_EQ(c, a);
   }
 }
 
@@ -129,6 +131,11 @@ TEST(StreamKernels, TrafficTableMatchesTheFormulas) {
   EXPECT_EQ(traffic_of(StreamKernel::copy).bytes_per_element(), 16u);
   EXPECT_EQ(traffic_of(StreamKernel::triad).bytes_per_element(), 24u);
   EXPECT_EQ(traffic_of(StreamKernel::triad).flops, 2u);
+  // An update in place loads two arrays and stores into one of them: 24 B counted, two arrays.
+  EXPECT_EQ(traffic_of(StreamKernel::update).bytes_per_element(), 24u);
+  EXPECT_EQ(traffic_of(StreamKernel::update).arrays, 2u);
+  EXPECT_EQ(traffic_of(StreamKernel::update).flops, 2u);
+  EXPECT_EQ(stream_kernel_named("update"), StreamKernel::update);
   EXPECT_EQ(stream_kernel_named("copy"), StreamKernel::copy);
   EXPECT_FALSE(stream_kernel_named("scale").has_value());
 }
