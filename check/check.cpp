@@ -163,11 +163,12 @@ std::string launcher_hint(const std::vector<std::string>& launcher, const RunOut
 }
 
 // A folder for the phase records, removed with everything in it when it goes. It lies beside the
-// record files, not in /tmp: ranks on other nodes write there too, so it must be shared.
+// record files, not in /tmp: ranks on other nodes write there too, so it must be shared. Named
+// after this host and process, so that checks from several hosts can share the folder.
 struct PhaseFolder {
   fs::path path;
   explicit PhaseFolder(const fs::path& beside)
-      : path(beside / fmt::format(".sonde-check-phases-{}", ::getpid())) {
+      : path(beside / fmt::format(".sonde-check-phases-{}-{}", host_name(), ::getpid())) {
     fs::remove_all(path);
     fs::create_directories(path);
   }
@@ -179,16 +180,34 @@ struct PhaseFolder {
   PhaseFolder& operator=(const PhaseFolder&) = delete;
 };
 
-// SONDE_PHASE_RECORD for the program's processes while it lives (the launcher passes the
-// environment on to the ranks it starts on this node).
+// SONDE_PHASE_RECORD (where) and SONDE_PHASE_MODE (times only) for the program's processes while
+// it lives, then the values sonde had before: the program inherits sonde's environment, and the
+// launcher passes it on to the ranks it starts on this node.
 class PhaseRecording {
  public:
   explicit PhaseRecording(const fs::path& prefix) {
-    ::setenv("SONDE_PHASE_RECORD", prefix.c_str(), 1);
+    set("SONDE_PHASE_RECORD", prefix.string());
+    set("SONDE_PHASE_MODE", "time");
   }
-  ~PhaseRecording() { ::unsetenv("SONDE_PHASE_RECORD"); }
+  ~PhaseRecording() {
+    for (const auto& [name, value] : saved_) {
+      if (value) {
+        ::setenv(name.c_str(), value->c_str(), 1);
+      } else {
+        ::unsetenv(name.c_str());
+      }
+    }
+  }
   PhaseRecording(const PhaseRecording&) = delete;
   PhaseRecording& operator=(const PhaseRecording&) = delete;
+
+ private:
+  void set(const std::string& name, const std::string& value) {
+    const char* old = std::getenv(name.c_str());
+    saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
+    ::setenv(name.c_str(), value.c_str(), 1);
+  }
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
 };
 
 // Per phase, the slowest and the fastest processor's seconds over `repetitions`.
@@ -440,6 +459,8 @@ std::vector<RowPrediction> row_predictions(const predict::Point& point) {
                                  [&](const RowPrediction& row) { return row.name == term.name; });
     if (it != rows.end()) {
       it->seconds += term.seconds;
+      it->bound += "; " + std::string(term.operation);
+      it->communication = true;
     } else {
       rows.push_back({std::string(term.name), term.seconds, std::string(term.operation), true});
     }
@@ -461,32 +482,33 @@ std::vector<ComponentCheck> match_components(const std::vector<RowPrediction>& p
     ComponentCheck c;
     c.name = phase;
     double predicted = 0;
-    std::vector<std::string> bounds;
-    bool known = true;
+    std::vector<std::string> bounds, found, missing;
     std::size_t start = 0;
     while (true) {  // "fft + reorder": the rows it covers
       const std::size_t end = phase.find(" + ", start);
       const std::string row = phase.substr(start, end == std::string::npos ? end : end - start);
       const auto it = rows.find(row);
       if (it == rows.end()) {
-        known = false;
+        missing.push_back(shown(row));
       } else {
         predicted += it->second.seconds;
         bounds.push_back(it->second.bound);
         c.communication = c.communication || it->second.communication;
-        covered.insert(row);
+        found.push_back(row);
       }
       if (end == std::string::npos) break;
       start = end + 3;
     }
     const double seconds = c.communication ? time.fastest : time.slowest;
     c.measured = seconds;
-    if (known) {
+    if (missing.empty()) {
       c.predicted = predicted;
       c.bound = fmt::format("{}", fmt::join(bounds, "; "));
       if (predicted > 0 && seconds > 0) c.error_ratio = counters::error_ratio(seconds, predicted);
+      covered.insert(found.begin(), found.end());
     } else {
-      c.bound = "names no row of the spreadsheet";
+      // Part of its time belongs to no row: its rows are listed as unmarked instead.
+      c.bound = fmt::format("the spreadsheet has no row {}", fmt::join(missing, ", "));
     }
     checks.push_back(std::move(c));
   }
@@ -731,6 +753,11 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
   if (o.repetitions < 1) {
     throw usage_error("--repetitions", fmt::format("{}: expected at least 1", o.repetitions));
   }
+  if (o.components && o.communication_only) {
+    throw usage_error("--components",
+                      "not with --communication-only: a simulated run's phases cost no time, and "
+                      "the programs built for SMPI mark none");
+  }
   const std::vector<int> ranks = parse_ranks(o.ranks);
   std::vector<std::pair<std::string, std::vector<std::pair<std::string, double>>>> settings;
   for (const std::string& text : o.sets) {
@@ -953,12 +980,13 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
         const counters::RunRecord phases =
             counters::read_phase_records(record_prefix, command, &processes);
         r.components = match_components(rows_of[i], phase_times(phases, seconds.size()));
-        if (processes != r.n) {
+        // Run directly (no launcher), the program is one process whatever n says.
+        if (!launcher.empty() && processes != r.n) {
           r.notes.push_back(fmt::format(
               "phases timed on {} of {} processes (do the ranks share the folder of the records?)",
               processes, r.n));
         }
-      } catch (const Error& e) {
+      } catch (const std::exception& e) {  // a sonde Error, or a file the system refused
         const std::string note = fmt::format("phases not timed: {}", e.what());
         log << "sonde check: " << note << "\n";
         r.notes.push_back(note);

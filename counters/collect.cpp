@@ -21,13 +21,13 @@ namespace fs = std::filesystem;
 // Reads the records a run left under `prefix`.<pid>.json; several (MPI ranks) are numbered
 // rank by rank.
 RunRecord read_phase_records(const fs::path& prefix, const std::string& program, int* processes) {
-  std::vector<nlohmann::json> records;
+  std::vector<std::pair<fs::path, nlohmann::json>> records;
   const std::string stem = prefix.filename().string() + ".";
   for (const auto& entry : fs::directory_iterator(prefix.parent_path())) {
     const std::string name = entry.path().filename().string();
     if (name.rfind(stem, 0) != 0 || entry.path().extension() != ".json") continue;
     try {
-      records.push_back(nlohmann::json::parse(read_file(entry.path())));
+      records.emplace_back(entry.path(), nlohmann::json::parse(read_file(entry.path())));
     } catch (const nlohmann::json::exception& e) {
       throw input_error(entry.path().string(), fmt::format("not a phase record: {}", e.what()));
     }
@@ -37,33 +37,41 @@ RunRecord read_phase_records(const fs::path& prefix, const std::string& program,
                       "wrote no phase record: is it linked with -lsonde_phase (sonde/phase.h)? A "
                       "program that exits without returning from main writes none");
   }
-  std::sort(records.begin(), records.end(), [](const auto& a, const auto& b) {
-    return std::pair{a.value("rank", -1L), a.value("pid", 0L)} <
-           std::pair{b.value("rank", -1L), b.value("pid", 0L)};
-  });
+  const auto order = [](const nlohmann::json& r) {
+    const auto number = [&](const char* key, long otherwise) {
+      return r.contains(key) && r[key].is_number_integer() ? r[key].get<long>() : otherwise;
+    };
+    return std::pair{number("rank", -1), number("pid", 0)};
+  };
+  std::sort(records.begin(), records.end(),
+            [&](const auto& a, const auto& b) { return order(a.second) < order(b.second); });
   RunRecord run;
   int base = 0;
-  for (const auto& record : records) {
-    const auto& errors = record.value("errors", nlohmann::json::array());
-    if (!errors.empty()) {
-      std::vector<std::string> what;
-      for (const auto& e : errors) what.push_back(e.get<std::string>());
-      throw input_error(program,
-                        fmt::format("its phase markers reported: {}", fmt::join(what, "; ")));
-    }
-    int highest = -1;
-    for (const auto& thread : record["threads"]) {
-      const int processor = base + thread["thread"].get<int>();
-      highest = std::max(highest, thread["thread"].get<int>());
-      for (const auto& phase : thread["phases"]) {
-        PhaseRecord& p = run[{processor, phase["name"].get<std::string>()}];
-        p.seconds = phase["seconds"].get<double>();
-        if (phase.contains("counts"))
-          for (const auto& [kind, value] : phase["counts"].items())
-            p.counts[kind] = value.get<double>();
+  for (const auto& [path, record] : records) {
+    try {
+      const auto& errors = record.value("errors", nlohmann::json::array());
+      if (!errors.empty()) {
+        std::vector<std::string> what;
+        for (const auto& e : errors) what.push_back(e.get<std::string>());
+        throw input_error(program,
+                          fmt::format("its phase markers reported: {}", fmt::join(what, "; ")));
       }
+      int highest = -1;
+      for (const auto& thread : record.at("threads")) {
+        const int processor = base + thread.at("thread").get<int>();
+        highest = std::max(highest, thread.at("thread").get<int>());
+        for (const auto& phase : thread.at("phases")) {
+          PhaseRecord& p = run[{processor, phase.at("name").get<std::string>()}];
+          p.seconds = phase.at("seconds").get<double>();
+          if (phase.contains("counts"))
+            for (const auto& [kind, value] : phase.at("counts").items())
+              p.counts[kind] = value.get<double>();
+        }
+      }
+      base += highest + 1;
+    } catch (const nlohmann::json::exception& e) {
+      throw input_error(path.string(), fmt::format("not a phase record: {}", e.what()));
     }
-    base += highest + 1;
   }
   if (processes) *processes = static_cast<int>(records.size());
   if (run.empty()) throw input_error(program, "marked no phase (sonde/phase.h)");

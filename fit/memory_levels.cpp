@@ -9,6 +9,7 @@
 #include "core/result_format.hpp"
 #include "core/run_records.hpp"
 #include "core/units.hpp"
+#include "profile/profile.hpp"
 
 namespace sonde::fit {
 
@@ -320,20 +321,20 @@ std::string format_memory_summary(const MemorySummary& summary) {
         "\nBandwidth with {} thread{} (bytes as the kernel counts them; window for {} "
         "thread{})\n",
         threads, threads == 1 ? "" : "s", threads, threads == 1 ? "" : "s");
-    text += fmt::format("{:<6} {:<20} {:>11} {:>11} {:>11} {:>11} {:>11}\n", "level", "window",
-                        "read", "write", "copy", "triad", "update");
+    text += fmt::format("{:<6} {:<20}", "level", "window");
+    for (const profile::StreamingKernel& kernel : profile::streaming_kernels())
+      text += fmt::format(" {:>11}", kernel.name);
+    text += "\n";
     for (const LevelSummary& level : summary.levels) {
       LevelWindow window = level.window;
       for (const auto& [key, w] : level.bandwidth_windows) {
         if (key.ends_with(fmt::format("/{}", threads))) window = w;
       }
-      text +=
-          fmt::format("{:<6} {:<20} {:>11} {:>11} {:>11} {:>11} {:>11}\n", level.window.level,
-                      window_text(window), bandwidth_cell(level, fmt::format("read/{}", threads)),
-                      bandwidth_cell(level, fmt::format("write/{}", threads)),
-                      bandwidth_cell(level, fmt::format("copy/{}", threads)),
-                      bandwidth_cell(level, fmt::format("triad/{}", threads)),
-                      bandwidth_cell(level, fmt::format("update/{}", threads)));
+      text += fmt::format("{:<6} {:<20}", level.window.level, window_text(window));
+      for (const profile::StreamingKernel& kernel : profile::streaming_kernels())
+        text += fmt::format(" {:>11}",
+                            bandwidth_cell(level, fmt::format("{}/{}", kernel.name, threads)));
+      text += "\n";
     }
   }
   if (summary.failed_benchmarks > 0) {

@@ -106,6 +106,7 @@ DerivedCounts derive_counts(const AccessPattern& pattern, const std::vector<Cach
         pattern.shared ? 1u : std::min(pattern.threads, level.cores_per_instance);
     double occupancy = 0;
     for (const AccessStream& stream : pattern.streams) {
+      if (stream.into_previous) continue;  // the lines its load stream holds
       occupancy += copies * lines_per_pass(stream, level.line_bytes) /
                    usable_lines(stream, level, page_bytes);
     }
@@ -113,6 +114,11 @@ DerivedCounts derive_counts(const AccessPattern& pattern, const std::vector<Cach
     double misses = 0, writebacks = 0;
     for (std::size_t i = 0; i < pattern.streams.size(); ++i) {
       const AccessStream& stream = pattern.streams[i];
+      if (stream.into_previous && i > 0) {
+        reaching[i] = 0;
+        writebacks += reaching[i - 1];  // the dirty lines its load stream lets go
+        continue;
+      }
       const double m =
           fits ? 0.0 : std::min(reaching[i], misses_per_access(stream, level.line_bytes));
       reaching[i] = m;
@@ -147,7 +153,9 @@ nlohmann::json to_json(const AccessPattern& pattern) {
   for (const AccessStream& stream : pattern.streams) {
     streams.push_back({{"bytes", stream.bytes},
                        {"stride_bytes", stream.stride_bytes},
-                       {"access", stream.store ? "store" : "load"},
+                       {"access", stream.into_previous ? "store into the previous stream's lines"
+                                  : stream.store       ? "store"
+                                                       : "load"},
                        {"order", stream.random_order ? "random" : "sequential"}});
   }
   return {{"streams", streams},

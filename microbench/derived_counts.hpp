@@ -61,6 +61,10 @@ struct AccessStream {
   std::uint64_t stride_bytes = 8;
   bool store = false;
   bool random_order = false;  // no regular stride: its lines spread over every set
+  // A store into the lines the stream before it loads (an update in place, a[i] += s b[i]): it
+  // takes no room and misses nowhere of its own, and each line its load stream misses is written
+  // back.
+  bool into_previous = false;
 };
 
 // Streams swept together, one access of each per step (a copy loads a[i] and stores b[i]).

@@ -18,6 +18,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #if SONDE_HAVE_PAPI
@@ -47,7 +48,7 @@ struct ThreadRecord {
   std::string open_phase;  // empty between phases
   double opened_at = 0;
   std::vector<long long> at_open;
-  std::map<std::string, PhaseTotals> phases;
+  std::map<std::string, PhaseTotals, std::less<>> phases;  // found by name without a copy
 };
 
 struct Recorder {
@@ -258,7 +259,9 @@ extern "C" void sonde_phase_record_end(const char* name) {
     const std::string label = "sonde phase " + std::to_string(processor) + " " + name;
     CALLGRIND_DUMP_STATS_AT(label.c_str());
   }
-  PhaseTotals& totals = t.phases[name];
+  auto found = t.phases.find(std::string_view(name));
+  if (found == t.phases.end()) found = t.phases.emplace(name, PhaseTotals{}).first;
+  PhaseTotals& totals = found->second;
   if (t.counting) {
     std::vector<long long> now(t.at_open.size(), 0);
     read_event_set(t.event_set, now.data());

@@ -543,10 +543,7 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
       // the component's own L1 time is added, so that a loop just like the kernel is costed as the
       // kernel measured it.
       if (traffic > 0) {
-        const double loaded = c.access == "read"    ? 1.0
-                              : c.access == "write" ? 0.0
-                              : c.access == "copy"  ? 0.5
-                                                    : 2.0 / 3.0;
+        const double loaded = profile::streaming_kernel(c.access)->loaded_fraction;
         Span kernel_l1 = l1_time(traffic * loaded, "read", "the traffic's loads");
         add(kernel_l1, l1_time(traffic * (1 - loaded), "write", "the traffic's stores"));
         memory = {std::max(0.0, memory.value - kernel_l1.value),

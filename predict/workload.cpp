@@ -12,6 +12,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "profile/profile.hpp"
 
 namespace sonde::predict {
 
@@ -466,12 +467,10 @@ Workload parse_workload(const std::string& text, const std::string& file,
       }
       if (reader.has("access")) {
         c.access = reader.text("access");
-        if (c.access != "read" && c.access != "write" && c.access != "copy" &&
-            c.access != "triad" && c.access != "update") {
-          throw input_error(
-              reader.cell("access").where(),
-              "unknown access " + shown(c.access) +
-                  "; expected read, write, copy, triad or update (the bandwidth kernels)");
+        if (!profile::streaming_kernel(c.access)) {
+          throw input_error(reader.cell("access").where(),
+                            "unknown access " + shown(c.access) + "; expected " +
+                                profile::streaming_kernel_names() + " (the bandwidth kernels)");
         }
         if (!c.traffic_bytes) {
           throw input_error(reader.cell("access").where(),

@@ -133,6 +133,28 @@ std::string TwoParameterFormula::text(double scale) const {
   return out;
 }
 
+const std::vector<StreamingKernel>& streaming_kernels() {
+  static const std::vector<StreamingKernel> kernels = {
+      {"read", 1.0}, {"write", 0.0}, {"copy", 0.5}, {"triad", 2.0 / 3}, {"update", 2.0 / 3}};
+  return kernels;
+}
+
+const StreamingKernel* streaming_kernel(std::string_view name) {
+  for (const StreamingKernel& kernel : streaming_kernels())
+    if (kernel.name == name) return &kernel;
+  return nullptr;
+}
+
+std::string streaming_kernel_names() {
+  std::string text;
+  const auto& kernels = streaming_kernels();
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    if (i > 0) text += i + 1 == kernels.size() ? " or " : ", ";
+    text += kernels[i].name;
+  }
+  return text;
+}
+
 std::string bandwidth_kernel(const std::string& key) { return key.substr(0, key.find('/')); }
 
 int bandwidth_threads(const std::string& key) {

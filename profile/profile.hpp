@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sonde::profile {
@@ -149,6 +150,17 @@ struct DramBandwidthPoint {
   Quantity bytes_per_second;            // B/s, all threads together
   bool operator==(const DramBandwidthPoint&) const = default;
 };
+
+// The memory suite's streaming kernels by name, and the bytes of each kernel's traffic (as STREAM
+// counts it) that its loads move: read 1, write 0, copy 1/2, triad and update 2/3. Spreadsheets
+// name one as the `access` their traffic resembles.
+struct StreamingKernel {
+  std::string_view name;
+  double loaded_fraction;
+};
+const std::vector<StreamingKernel>& streaming_kernels();
+const StreamingKernel* streaming_kernel(std::string_view name);  // nullptr: no such kernel
+std::string streaming_kernel_names();                            // "read, write, ... or update"
 
 // A bandwidth key "kernel/threads" taken apart: "triad/2" is triad with 2 threads; a key without
 // a thread count (a transcribed "bus") is its own kernel, with 0 threads.

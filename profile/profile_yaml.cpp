@@ -376,12 +376,10 @@ std::vector<DramBandwidthPoint> read_dram_bandwidth(const Reader& r, const YAML:
     r.map(node[i], path, keys, keys);
     DramBandwidthPoint point;
     point.kernel = r.text(node[i]["kernel"], path + ".kernel");
-    if (point.kernel != "read" && point.kernel != "write" && point.kernel != "copy" &&
-        point.kernel != "triad" && point.kernel != "update") {
-      r.fail(
-          node[i]["kernel"], path + ".kernel",
-          fmt::format("'{}' is not a streaming kernel; expected read, write, copy, triad or update",
-                      point.kernel));
+    if (!streaming_kernel(point.kernel)) {
+      r.fail(node[i]["kernel"], path + ".kernel",
+             fmt::format("'{}' is not a streaming kernel; expected {}", point.kernel,
+                         streaming_kernel_names()));
     }
     point.threads = positive_count(r, node[i], path, "threads");
     point.working_set_bytes = positive_count(r, node[i], path, "working_set_bytes");

@@ -500,35 +500,55 @@ TEST(CheckComponents, PhasesAreSetAgainstTheRowsTheyName) {
   EXPECT_EQ(c[2].name, "mystery");
   EXPECT_FALSE(c[2].predicted);
   EXPECT_FALSE(c[2].error_ratio);
-  EXPECT_EQ(c[2].bound, "names no row of the spreadsheet");
+  EXPECT_EQ(c[2].bound, "the spreadsheet has no row 'mystery'");
   EXPECT_EQ(c[3].name, "update");
   EXPECT_DOUBLE_EQ(*c[3].predicted, 1.0);
   EXPECT_FALSE(c[3].measured);
   EXPECT_NE(c[3].bound.find("no phase marks it"), std::string::npos);
+  // A phase with a row the spreadsheet lacks gets no prediction, and the rows it does name are
+  // listed as unmarked, so that no row's prediction is lost.
+  const auto partial = match_components(rows, {{"spmv + unpack", {3.0, 3.0}}});
+  ASSERT_EQ(partial.size(), 5u);
+  EXPECT_EQ(partial[0].name, "spmv + unpack");
+  EXPECT_FALSE(partial[0].predicted);
+  EXPECT_EQ(partial[0].bound, "the spreadsheet has no row 'unpack'");
+  EXPECT_EQ(partial[1].name, "spmv");
+  EXPECT_DOUBLE_EQ(*partial[1].predicted, 2.0);
+  EXPECT_FALSE(partial[1].measured);
   // A phase predicted at nothing (a halo at one rank) has no E.
   const auto zero = match_components({{"halo", 0.0, "shift", true}}, {{"halo", {2e-6, 1e-6}}});
   ASSERT_EQ(zero.size(), 1u);
   EXPECT_FALSE(zero[0].error_ratio);
 }
 
-// A fake program that marks one phase, "A", the tiny sheet's component: 1.5 s over its 3
-// repetitions on its only thread, written where sonde/phase.h writes its record.
-RunOutput marking(bool with_record) {
+// A fake program whose processes each mark one phase, "A", the tiny sheet's component: `seconds`
+// over its 3 repetitions on its only thread, written where sonde/phase.h writes a record.
+RunOutput marking(const std::vector<double>& seconds) {
   const char* prefix = std::getenv("SONDE_PHASE_RECORD");
   EXPECT_NE(prefix, nullptr);
-  if (with_record && prefix != nullptr) {
+  EXPECT_STREQ(std::getenv("SONDE_PHASE_MODE"), "time");
+  for (std::size_t rank = 0; rank < seconds.size() && prefix != nullptr; ++rank) {
     const nlohmann::json record = {
-        {"pid", 123},
-        {"rank", -1},
+        {"pid", 100 + rank},
+        {"rank", rank},
         {"mode", "time"},
         {"errors", nlohmann::json::array()},
         {"threads",
          {{{"thread", 0},
            {"named", false},
-           {"phases", {{{"name", "A"}, {"occurrences", 3}, {"seconds", 1.5}}}}}}}};
-    write_file_atomically(std::string(prefix) + ".123.json", record.dump());
+           {"phases", {{{"name", "A"}, {"occurrences", 3}, {"seconds", seconds[rank]}}}}}}}};
+    write_file_atomically(std::string(prefix) + "." + std::to_string(100 + rank) + ".json",
+                          record.dump());
   }
   return printing({0.9, 0.4, 0.5});
+}
+
+// The phase folders `sonde check --components` left in `folder`.
+std::size_t phase_folders(const fs::path& folder) {
+  std::size_t count = 0;
+  for (const auto& entry : fs::directory_iterator(folder))
+    if (entry.path().filename().string().rfind(".sonde-check-phases-", 0) == 0) ++count;
+  return count;
 }
 
 TEST(CheckComponents, TheProgramsPhasesAreTimedBesideTheirRows) {
@@ -537,8 +557,12 @@ TEST(CheckComponents, TheProgramsPhasesAreTimedBesideTheirRows) {
   o.ranks = "1";
   o.components = true;
   std::ostringstream out, log;
-  EXPECT_EQ(check_command(o, out, log, [](const auto&) { return marking(true); }), 0);
+  ::setenv("SONDE_PHASE_MODE", "papi", 1);  // the user's own, put back after each run
+  EXPECT_EQ(check_command(o, out, log, [](const auto&) { return marking({1.5}); }), 0);
   EXPECT_EQ(std::getenv("SONDE_PHASE_RECORD"), nullptr);  // set only while the program runs
+  EXPECT_STREQ(std::getenv("SONDE_PHASE_MODE"), "papi");
+  ::unsetenv("SONDE_PHASE_MODE");
+  EXPECT_EQ(phase_folders(folder), 0u);  // the records went with the check
   const nlohmann::json j = nlohmann::json::parse(read_file(o.json));
   ASSERT_EQ(j["records"].size(), 1u);
   const auto& components = j["records"][0]["components"];
@@ -552,11 +576,61 @@ TEST(CheckComponents, TheProgramsPhasesAreTimedBesideTheirRows) {
 
   // A program that marks no phase is still checked, and the record says why it has none.
   std::ostringstream out2, log2;
-  EXPECT_EQ(check_command(o, out2, log2, [](const auto&) { return marking(false); }), 0);
+  EXPECT_EQ(check_command(o, out2, log2, [](const auto&) { return marking({}); }), 0);
   const nlohmann::json j2 = nlohmann::json::parse(read_file(o.json));
   EXPECT_FALSE(j2["records"][0].contains("components"));
   EXPECT_NE(j2["records"][0]["notes"].dump().find("phases not timed"), std::string::npos)
       << j2["records"][0]["notes"].dump();
+
+  // A record that is no phase record: the point is kept, with a note naming the file.
+  std::ostringstream out3, log3;
+  const auto broken = [](const auto&) {
+    write_file_atomically(std::string(std::getenv("SONDE_PHASE_RECORD")) + ".7.json",
+                          "{\"threads\": 3}");
+    return printing({0.5});
+  };
+  EXPECT_EQ(check_command(o, out3, log3, broken), 0);
+  const std::string notes = nlohmann::json::parse(read_file(o.json))["records"][0]["notes"].dump();
+  EXPECT_NE(notes.find(".7.json: not a phase record"), std::string::npos) << notes;
+}
+
+TEST(CheckComponents, SeveralProcesses) {
+  const fs::path folder = scratch("components-ranks");
+  CheckOptions o = tiny(folder);
+  o.ranks = "2";
+  o.launcher = "true";  // on the PATH; the fake runner never starts it
+  o.components = true;
+  std::ostringstream out, log;
+  // Two processes, 0.6 and 1.2 s over 3 repetitions: A is computation, set against the slowest,
+  // 0.4 s; P(A) at n = 2 is 0.5 s.
+  EXPECT_EQ(check_command(o, out, log, [](const auto&) { return marking({0.6, 1.2}); }), 0);
+  auto j = nlohmann::json::parse(read_file(o.json));
+  EXPECT_NEAR(j["records"][0]["components"][0]["measured_seconds"].get<double>(), 0.4, 1e-12);
+  EXPECT_NEAR(j["records"][0]["components"][0]["error_ratio"].get<double>(), 1.25, 1e-9);
+  // One record for two processes under a launcher: the point says so.
+  std::ostringstream out2, log2;
+  EXPECT_EQ(check_command(o, out2, log2, [](const auto&) { return marking({0.6}); }), 0);
+  j = nlohmann::json::parse(read_file(o.json));
+  EXPECT_NE(j["records"][0]["notes"].dump().find("phases timed on 1 of 2 processes"),
+            std::string::npos)
+      << j["records"][0]["notes"].dump();
+}
+
+TEST(CheckComponents, TheEnvironmentAndTheFolderGoWhenTheRunFails) {
+  const fs::path folder = scratch("components-fails");
+  CheckOptions o = tiny(folder);
+  o.components = true;
+  std::ostringstream out, log;
+  const auto throwing = [](const auto&) -> RunOutput {
+    throw Error(ExitCode::failure, "fake", "cannot start");
+  };
+  EXPECT_THROW(check_command(o, out, log, throwing), Error);
+  EXPECT_EQ(std::getenv("SONDE_PHASE_RECORD"), nullptr);
+  EXPECT_EQ(std::getenv("SONDE_PHASE_MODE"), nullptr);
+  EXPECT_EQ(phase_folders(folder), 0u);
+  // Not with --communication-only: a simulated run's phases cost nothing.
+  o.communication_only = true;
+  EXPECT_THROW(check_command(o, out, log, throwing), Error);
 }
 
 TEST(CheckCommand, TheSpreadsheetsOwnValuesWithoutSet) {

@@ -58,6 +58,24 @@ TEST(DerivedCounts, StoresWriteBackEveryLineTheyMiss) {
   EXPECT_DOUBLE_EQ(dram.writebacks[2], 1.0 / 8);  // to memory
 }
 
+TEST(DerivedCounts, AnUpdateInPlaceMissesOnlyWhereItsLoadsDo) {
+  // a[i] += s b[i] over two 384 KiB arrays (768 KiB: beyond L1, within L2): a's load and b's miss
+  // once a line each in L1, the store into a's line misses nowhere and writes back what a's load
+  // stream lets go. Three separate streams would have counted 1152 KiB, beyond L2.
+  const AccessPattern update{{{384 * KiB, 8, false, false},
+                              {384 * KiB, 8, true, false, true},
+                              {384 * KiB, 8, false, false}},
+                             1,
+                             false};
+  const DerivedCounts c = derive_counts(update, zen(), kPage);
+  EXPECT_EQ(c.loads, 2);
+  EXPECT_EQ(c.stores, 1);
+  EXPECT_DOUBLE_EQ(c.misses[0], 2.0 / 8);
+  EXPECT_DOUBLE_EQ(c.writebacks[0], 1.0 / 8);
+  EXPECT_EQ(c.misses[1], 0);
+  EXPECT_EQ(c.writebacks[1], 0);
+}
+
 TEST(DerivedCounts, PageStrideFallsIntoOneSetOfL1) {
   // A 4 KiB stride maps every access to one of L1's 64 sets: 12 ways hold 12 lines. Twelve
   // accesses fit; sixteen (64 KiB) miss every time though they are 16 lines of 768.

@@ -7,7 +7,7 @@ file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 execute_process(
   COMMAND ${SONDE} check ${SOURCE}/examples/corpus/cg/cg-v2.csv
-          --machine ${SOURCE}/examples/corpus/records/epyc-vm-1126/epyc-vm-1126.yaml
+          --machine ${SOURCE}/machines/epyc-vm.yaml
           --ranks 1,2 --set N=64,K=5 --repetitions 2 --components --no-probe --launcher ${MPIEXEC}
           --json ${WORK}/cg.json -- ${CG} --N {N} --K {K} --repetitions {repetitions}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
