@@ -216,9 +216,11 @@ bool probe_wanted(const std::vector<SuiteRun>& suites) {
 }
 
 // Runs one part of a suite program into `file`; throws on an interrupt.
+// With `resume`, the part's program keeps what an interrupted run of it measured (its unfinished
+// file beside `file`) and measures only the rest.
 ChildExit run_part(const std::filesystem::path& folder, const SuiteRun& suite,
                    const std::string& part, const std::filesystem::path& file,
-                   const std::filesystem::path& run_folder) {
+                   const std::filesystem::path& run_folder, bool resume = false) {
   const auto interrupted = [&] {
     return Error(ExitCode::interrupted, "sonde characterize",
                  fmt::format("interrupted before part {}; the finished parts are kept in {}; "
@@ -231,12 +233,14 @@ ChildExit run_part(const std::filesystem::path& folder, const SuiteRun& suite,
   argv.push_back((folder / suite.program).string());
   argv.insert(argv.end(), suite.arguments.begin(), suite.arguments.end());
   argv.insert(argv.end(), {"--part=" + part, "--out=" + file.string(), "--progress"});
+  if (resume) argv.push_back("--resume");
   const ChildExit exit = run_child(argv);
   if (interrupting_signal() != 0 ||
       (exit.signaled && (exit.code == SIGINT || exit.code == SIGTERM))) {
     throw Error(ExitCode::interrupted, "sonde characterize",
-                fmt::format("interrupted during part {}; the finished parts are kept in {}; "
-                            "continue with: sonde characterize --resume (and the same options)",
+                fmt::format("interrupted during part {}; the finished parts are kept in {}, and "
+                            "the benchmarks this part finished in its unfinished file; continue "
+                            "with: sonde characterize --resume (and the same options)",
                             part, run_folder.string()));
   }
   return exit;
@@ -499,7 +503,7 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
                parts.size(), suite.suite, part, format_duration(estimate),
                format_duration(seconds_since(started)), format_duration(left * pace));
     const auto part_start = std::chrono::steady_clock::now();
-    const ChildExit exit = run_part(folder, suite, part, file, outcome.run_folder);
+    const ChildExit exit = run_part(folder, suite, part, file, outcome.run_folder, options.resume);
     const double spent = seconds_since(part_start);
     left -= estimate;
     estimated_done += estimate;

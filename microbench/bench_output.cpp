@@ -49,10 +49,13 @@ double seconds_since(Clock::time_point start) {
 // the name each run was registered under, so that its parameters can be attached afterwards, and
 // the wall time of each benchmark. `total` is the count shown on progress lines; a pass that
 // measures again does not show the machine's description a second time.
+std::string strict_json(const std::string& text);  // below
+
 class SondeReporter : public benchmark::BenchmarkReporter {
  public:
-  SondeReporter(const OutputOptions& options, std::size_t total, bool first_pass)
-      : options_(options), total_(total), first_pass_(first_pass) {
+  SondeReporter(const OutputOptions& options, std::size_t total, bool first_pass,
+                const ParamRegistry* registry = nullptr)
+      : options_(options), total_(total), first_pass_(first_pass), registry_(registry) {
     json_.SetOutputStream(&json_text_);
     json_.SetErrorStream(&std::cerr);
     console_.SetOutputStream(&std::cout);
@@ -106,6 +109,30 @@ class SondeReporter : public benchmark::BenchmarkReporter {
       std::cerr << fmt::format("[{:>4}/{}] {}  {}\n", outcome_.benchmarks, total_,
                                runs.front().run_name.function_name, result);
     }
+    if (!aggregates_follow) save_unfinished();
+  }
+
+  // The benchmarks reported so far, whole (repetitions and aggregates) and with their params, in
+  // the unfinished file; at most every unfinished_interval seconds.
+  void save_unfinished() {
+    if (!options_.unfinished || !first_pass_) return;
+    const auto now = Clock::now();
+    if (saved_ &&
+        std::chrono::duration<double>(now - *saved_).count() < options_.unfinished_interval) {
+      return;
+    }
+    saved_ = now;
+    // Closed as Finalize would close it. (Appended, not concatenated: GCC 12's -Wrestrict
+    // misfires on the operator+ of a string and a literal.)
+    std::string text = json_text_.str();
+    text.append("\n  ]\n}\n");
+    nlohmann::json document = nlohmann::json::parse(strict_json(text));
+    for (nlohmann::json& entry : document["benchmarks"]) {
+      const auto name = registered_name_.find(entry.value("run_name", ""));
+      if (registry_ == nullptr || name == registered_name_.end()) continue;
+      if (const nlohmann::json* params = registry_->find(name->second)) entry["params"] = *params;
+    }
+    write_file_atomically(*options_.unfinished, document.dump(1) + "\n");
   }
 
   void Finalize() override {
@@ -128,6 +155,8 @@ class SondeReporter : public benchmark::BenchmarkReporter {
   const OutputOptions& options_;
   std::size_t total_;
   bool first_pass_;
+  const ParamRegistry* registry_;
+  std::optional<Clock::time_point> saved_;
   benchmark::JSONReporter json_;
   benchmark::ConsoleReporter console_;
   std::ostringstream json_text_;
@@ -407,11 +436,91 @@ NoiseChoice choose_attempt(const std::vector<std::optional<double>>& attempts_cv
   return {best.value_or(0), true};
 }
 
+std::filesystem::path unfinished_path(const std::filesystem::path& out) {
+  std::filesystem::path path = out;
+  path.replace_filename(out.stem().string() + ".unfinished" + out.extension().string());
+  return path;
+}
+
+namespace {
+
+// The registered name a benchmark instance's full name starts with ("memory.chase/ws:4096" for
+// "memory.chase/ws:4096/min_time:0.030/repeats:5/manual_time"): the longest that does.
+const std::string* registered_name_of(const std::string& run_name, const ParamRegistry& registry) {
+  const std::string* best = nullptr;
+  for (const auto& [name, params] : registry.all()) {
+    const bool starts = run_name.size() >= name.size() &&
+                        run_name.compare(0, name.size(), name) == 0 &&
+                        (run_name.size() == name.size() || run_name[name.size()] == '/');
+    if (starts && (best == nullptr || name.size() > best->size())) best = &name;
+  }
+  return best;
+}
+
+// The full names of the benchmark instances an unfinished file holds, each once.
+std::vector<std::string> resumed_run_names(const nlohmann::json& resumed) {
+  std::set<std::string> names;
+  for (const nlohmann::json& entry : resumed["benchmarks"])
+    names.insert(entry.value("run_name", ""));
+  return {names.begin(), names.end()};
+}
+
+// A filter that leaves out the benchmarks an interrupted run measured ("" when none).
+std::string skip_filter(const OutputOptions& options) {
+  if (!options.resumed) return "";
+  const std::vector<std::string> names = resumed_run_names(*options.resumed);
+  if (names.empty()) return "";
+  std::string filter = "-";  // Google Benchmark's negative filter (appended: see save_unfinished)
+  filter.append(exact_benchmark_filter(names));
+  return filter;
+}
+
+std::size_t run_with(benchmark::BenchmarkReporter* reporter, const std::string& skip) {
+  return skip.empty() ? benchmark::RunSpecifiedBenchmarks(reporter)
+                      : benchmark::RunSpecifiedBenchmarks(reporter, skip);
+}
+
+}  // namespace
+
+std::optional<nlohmann::json> read_unfinished(const std::filesystem::path& path,
+                                              const ParamRegistry& registry, std::size_t& dropped) {
+  dropped = 0;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::nullopt;
+  nlohmann::json document;
+  try {
+    document = nlohmann::json::parse(read_file(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw input_error(path.string(), fmt::format("not an unfinished result: {}", e.what()));
+  }
+  if (!document.is_object() || !document.contains("benchmarks") ||
+      !document["benchmarks"].is_array()) {
+    throw input_error(path.string(), "not an unfinished result: no 'benchmarks' array");
+  }
+  nlohmann::json kept = nlohmann::json::array();
+  std::set<std::string> gone;
+  for (nlohmann::json& entry : document["benchmarks"]) {
+    const std::string run_name = entry.is_object() ? entry.value("run_name", "") : "";
+    if (!run_name.empty() && registered_name_of(run_name, registry) != nullptr) {
+      kept.push_back(std::move(entry));
+    } else {
+      gone.insert(run_name);
+    }
+  }
+  dropped = gone.size();
+  document["benchmarks"] = std::move(kept);
+  return document;
+}
+
 RunOutcome run_benchmarks(const ParamRegistry& registry, const nlohmann::json& context,
                           const OutputOptions& options) {
+  // What to leave out: the reporting process read the unfinished file; under MPI every process
+  // takes its filter, so that all run the same benchmarks.
+  std::string skip = skip_filter(options);
+  if (options.broadcast) skip = options.broadcast(skip);
   if (options.quiet) {
     QuietReporter quiet;
-    benchmark::RunSpecifiedBenchmarks(&quiet);
+    run_with(&quiet, skip);
     // The passes the reporting process decides on: every process must run them, in order.
     for (int pass = 0; options.agree && pass < options.remeasure; ++pass) {
       const std::string filter = options.agree("");
@@ -420,13 +529,22 @@ RunOutcome run_benchmarks(const ParamRegistry& registry, const nlohmann::json& c
     }
     return {};
   }
-  SondeReporter reporter(options, registry.size(), true);
-  if (benchmark::RunSpecifiedBenchmarks(&reporter) == 0) {
+  const std::size_t kept =
+      options.resumed ? resumed_run_names(*options.resumed).size() : std::size_t{0};
+  SondeReporter reporter(options, registry.size() - std::min(kept, registry.size()), true,
+                         &registry);
+  nlohmann::json document, noise;
+  if (run_with(&reporter, skip) > 0) {
+    document = nlohmann::json::parse(strict_json(reporter.json_text()));
+    noise = remeasure_noisy(document, reporter, options);
+  } else if (kept > 0) {
+    // The interrupted run had measured them all: its file is the result.
+    document = *options.resumed;
+    document["benchmarks"] = nlohmann::json::array();
+  } else {
     throw usage_error("--benchmark_filter",
                       "no benchmark of the selected parts matches it; nothing was measured");
   }
-  nlohmann::json document = nlohmann::json::parse(strict_json(reporter.json_text()));
-  const nlohmann::json noise = remeasure_noisy(document, reporter, options);
   if (options.out) {
     nlohmann::json& sonde = document["context"]["sonde"];
     sonde = context;
@@ -436,8 +554,19 @@ RunOutcome run_benchmarks(const ParamRegistry& registry, const nlohmann::json& c
       if (name == reporter.registered_names().end()) continue;
       if (const nlohmann::json* params = registry.find(name->second)) entry["params"] = *params;
     }
+    if (options.resumed && kept > 0) {
+      // The interrupted run's entries first, as it measured them.
+      nlohmann::json all = (*options.resumed)["benchmarks"];
+      for (nlohmann::json& entry : document["benchmarks"]) all.push_back(std::move(entry));
+      document["benchmarks"] = std::move(all);
+      sonde["resumed"] = {{"from", options.resumed_from}, {"benchmarks_kept", kept}};
+    }
     if (options.finish_context) options.finish_context(sonde);
     write_file_atomically(*options.out, document.dump(1) + "\n");
+    if (options.unfinished) {
+      std::error_code ignored;
+      std::filesystem::remove(*options.unfinished, ignored);
+    }
   }
   return reporter.outcome();
 }

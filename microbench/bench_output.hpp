@@ -1,7 +1,8 @@
 // Running the registered Google Benchmark benchmarks of a sonde program and writing their results:
 // one place for reporting, shared by every benchmark program. The file is Google Benchmark's JSON
 // with the run context under context.sonde and each benchmark's parameters under "params"; it is
-// written atomically, only once every benchmark has run.
+// written atomically, only once every benchmark has run. While the run goes on, the benchmarks
+// measured so far stand in an unfinished file beside it, which a run that resumes keeps.
 //
 // Shared VMs are noisy: a benchmark whose repetitions spread more than a threshold (their
 // coefficient of variation) is measured again, a bounded number of times, and the file keeps the
@@ -47,9 +48,33 @@ struct OutputOptions {
   // passes: given the filter of the next pass on the reporting process ("" on the others; ""
   // there: no further pass), returns the one every process runs ("": stop).
   std::function<std::string(const std::string&)> agree;
+  // Where several processes run together: the reporting process's text on every process (the
+  // others pass ""). A resumed run's filter of what to leave out goes through it.
+  std::function<std::string(const std::string&)> broadcast;
   // Called with context.sonde just before the file is written (the load over the run).
   std::function<void(nlohmann::json& context)> finish_context;
+  // Where the benchmarks measured so far are kept while the run goes on: rewritten whole after a
+  // benchmark, at most every `unfinished_interval` seconds; removed once `out` is written. What an
+  // interrupted run leaves for one that resumes.
+  std::optional<std::filesystem::path> unfinished;
+  double unfinished_interval = 2.0;
+  // What an interrupted run of the same benchmarks left (an unfinished file: Google Benchmark's
+  // context and the entries measured, with their params). Its benchmarks are not run again, and
+  // their entries come first in the result. Only the reporting process needs it: under MPI the
+  // others take what to leave out from it through `broadcast`.
+  std::optional<nlohmann::json> resumed;
+  std::string resumed_from;  // its path, for the context
 };
+
+// The unfinished file for a result file: "mpi-collectives.json" ->
+// "mpi-collectives.unfinished.json".
+std::filesystem::path unfinished_path(const std::filesystem::path& out);
+
+// Reads an unfinished file for a run that resumes: nullopt where there is none; an input Error
+// naming it where it is no unfinished file. Entries whose registered name `registry` lacks (the
+// plan changed) are dropped, and `dropped` counts them.
+std::optional<nlohmann::json> read_unfinished(const std::filesystem::path& path,
+                                              const ParamRegistry& registry, std::size_t& dropped);
 
 struct RunOutcome {
   std::size_t benchmarks = 0;  // benchmark instances run

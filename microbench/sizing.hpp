@@ -42,6 +42,9 @@ struct Effort {
   unsigned max_thread_counts = 0;      // contention and overhead thread counts kept; 0: all
   double sweep_beyond_last_level = 8;  // memory sweep up to this times the last level
   double dram_beyond_last_level = 4;   // "dram" working sets: this times the last level
+  // The memory suite's update-in-place bandwidth kernel; left out at the least effort, where a
+  // budget forces it (spreadsheets that price traffic as 'update' are then refused).
+  bool update_kernel = true;
 
   bool operator==(const Effort&) const = default;
 };

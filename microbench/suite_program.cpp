@@ -25,11 +25,14 @@ int run_suite_program(const SuiteProgram& suite, int argc, char** argv) {
     app.set_version_flag("--version", sonde::version);
     suite.add_options(app);
     std::string out;
-    bool progress = false, list_parts = false;
+    bool progress = false, list_parts = false, resume = false;
     app.add_option("--out", out,
                    "Write the results (Google Benchmark JSON) to this file, atomically");
     app.add_flag("--progress", progress, "One line per benchmark on stderr instead of the table");
     app.add_flag("--list-parts", list_parts, "Print the parts this machine would run and exit");
+    app.add_flag("--resume", resume,
+                 "Keep what an interrupted run with the same --out measured (its unfinished file, "
+                 "<out>.unfinished.json) and measure only the rest");
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -83,7 +86,21 @@ int run_suite_program(const SuiteProgram& suite, int argc, char** argv) {
                  fmt::join(parts.parts, ", "));
     }
     OutputOptions output;
-    if (!out.empty()) output.out = out;
+    if (!out.empty()) {
+      output.out = out;
+      if (!suite.quiet) output.unfinished = unfinished_path(out);
+    }
+    if (resume && output.unfinished) {
+      std::size_t dropped = 0;
+      output.resumed = read_unfinished(*output.unfinished, registry, dropped);
+      if (output.resumed) {
+        output.resumed_from = output.unfinished->string();
+        fmt::print(stderr, "{}: resuming: {} benchmark entries kept from {}{}\n", suite.program,
+                   (*output.resumed)["benchmarks"].size(), output.resumed_from,
+                   dropped > 0 ? fmt::format(" ({} not in this run's plan, dropped)", dropped)
+                               : std::string());
+      }
+    }
     output.progress = progress;
     output.quiet = suite.quiet;
     output.headline_counters = suite.headline_counters;
@@ -92,6 +109,7 @@ int run_suite_program(const SuiteProgram& suite, int argc, char** argv) {
       output.remeasure = suite.common->remeasure;
     }
     output.agree = suite.agree;
+    output.broadcast = suite.broadcast;
     // The load on the machine while it measured: steal time, other processes.
     std::optional<LoadSample> load_start;
     std::string load_error;

@@ -37,6 +37,9 @@ struct SuiteProgram {
   // re-measuring pass on the process that reports ("" on the others), returns the one every
   // process runs ("": no further pass). See OutputOptions::agree.
   std::function<std::string(const std::string&)> agree;
+  // The reporting process's text on every process (under MPI, a broadcast from rank 0): what a
+  // resumed run leaves out. See OutputOptions::broadcast.
+  std::function<std::string(const std::string&)> broadcast;
   // Checks the options against the machine (usage Errors) and says which parts run.
   // The topology is hwloc's with the caches the run's sizing sized for (sized_topology).
   std::function<SuiteParts(const Topology&, const Sizing&)> plan;

@@ -70,6 +70,8 @@ TEST(Results, APartSetAsideAsFailedIsNeverReadBesideItsRemeasurement) {
   failed.replace(failed.find("1.1e-9"), 6, "9.9e-9");
   std::ofstream(folder / "memory-x.failed.json") << failed;
   std::ofstream(folder / "memory-x.json") << kSample;
+  // Nor is what an interrupted part had finished, kept for --resume.
+  std::ofstream(folder / "memory-y.unfinished.json") << failed;
   const std::vector<ResultFile> files = read_result_folder(folder);
   ASSERT_EQ(files.size(), 1u);
   EXPECT_EQ(files[0].path.filename(), "memory-x.json");

@@ -359,6 +359,7 @@ void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, const Top
                         ParamRegistry& registry) {
   const std::vector<unsigned> cores = first_cores(threads);
   for (const KernelTraffic& traffic : stream_kernels()) {
+    if (traffic.kernel == StreamKernel::update && !plan.update_kernel) continue;
     for (std::uint64_t requested : plan.working_sets) {
       // Elements per thread and array, a whole number of 64-byte blocks.
       const std::size_t per_thread =
@@ -757,6 +758,7 @@ MemorySuitePlan plan_memory_suite(const MemorySuiteOptions& options, const Topol
                                   const Sizing& sizing) {
   MemorySuitePlan plan;
   plan.quick = options.common.quick;
+  plan.update_kernel = options.common.quick || sizing.effort.update_kernel;
   plan.seed = options.seed;
   if (const auto line = topology.line_bytes()) {
     plan.line_bytes = *line;

@@ -50,6 +50,7 @@ struct MemorySuitePlan {
   std::uint64_t dram_bytes = 0;                   // the stride experiment's "dram" sub-array
   std::uint64_t seed = 0;
   bool quick = false;
+  bool update_kernel = true;  // the effort's choice (Effort::update_kernel)
 };
 
 // Throws a usage Error naming the option for a working set below one cache line, more threads

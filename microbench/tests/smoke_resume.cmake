@@ -1,0 +1,80 @@
+cmake_policy(VERSION 3.25)
+# A part resumed within itself: a quick run of a benchmark program, then an unfinished file made
+# from its first three benchmarks (and one the plan does not have), as an interrupted run would
+# leave it; the run with --resume keeps those three, measures only the rest, drops the stranger,
+# writes every benchmark, and removes the unfinished file.
+# Arguments: -DPROGRAM=<program, or launcher words and program as a list> -DPART=<part>
+# -DWORK=<scratch>
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+execute_process(COMMAND ${PROGRAM} --quick --progress --part=${PART} --out ${WORK}/full.json
+                RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "quick run failed (${rc}):\n${err}")
+endif()
+if(EXISTS ${WORK}/full.unfinished.json)
+  message(FATAL_ERROR "a finished run left its unfinished file")
+endif()
+
+# The distinct benchmarks (by run_name) of a result file, in order.
+function(run_names json out_var)
+  string(JSON count LENGTH "${json}" benchmarks)
+  math(EXPR last "${count} - 1")
+  set(names "")
+  foreach(i RANGE ${last})
+    string(JSON name GET "${json}" benchmarks ${i} run_name)
+    if(NOT name IN_LIST names)
+      list(APPEND names "${name}")
+    endif()
+  endforeach()
+  set(${out_var} "${names}" PARENT_SCOPE)
+endfunction()
+
+file(READ ${WORK}/full.json full)
+run_names("${full}" all)
+list(LENGTH all total)
+list(SUBLIST all 0 3 first)
+string(JSON count LENGTH "${full}" benchmarks)
+math(EXPR last "${count} - 1")
+string(JSON unfinished SET "${full}" benchmarks "[]")
+set(n 0)
+foreach(i RANGE ${last})
+  string(JSON name GET "${full}" benchmarks ${i} run_name)
+  if(name IN_LIST first)
+    string(JSON entry GET "${full}" benchmarks ${i})
+    string(JSON unfinished SET "${unfinished}" benchmarks ${n} "${entry}")
+    math(EXPR n "${n} + 1")
+  endif()
+endforeach()
+string(JSON unfinished SET "${unfinished}" benchmarks ${n} [=[{"run_name": "no.such/benchmark", "name": "no.such/benchmark"}]=])
+file(WRITE ${WORK}/resumed.unfinished.json "${unfinished}")
+
+execute_process(COMMAND ${PROGRAM} --quick --progress --part=${PART} --resume
+                        --out ${WORK}/resumed.json
+                RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "resumed run failed (${rc}):\n${err}")
+endif()
+math(EXPR rest "${total} - 3")
+if(NOT err MATCHES "resuming: ${n} benchmark entries kept from [^\n]*resumed.unfinished.json \\(1 not in this run's plan, dropped\\)"
+   OR NOT err MATCHES "\\[ *${rest}/${rest}\\]" OR err MATCHES "\\[ *${total}/")
+  message(FATAL_ERROR "the resumed run did not keep 3 of ${total} and measure ${rest}:\n${err}")
+endif()
+foreach(name IN LISTS first)
+  string(REGEX REPLACE "[][.*+?^$()|\\\\{}]" "\\\\\\0" pattern "${name}")
+  if(err MATCHES "${pattern}  ")
+    message(FATAL_ERROR "${name} was kept, yet measured again:\n${err}")
+  endif()
+endforeach()
+file(READ ${WORK}/resumed.json resumed)
+run_names("${resumed}" again)
+list(LENGTH again total_again)
+list(SUBLIST again 0 3 first_again)
+string(JSON kept GET "${resumed}" context sonde resumed benchmarks_kept)
+if(NOT total_again EQUAL total OR NOT first_again STREQUAL first OR NOT kept EQUAL 3)
+  message(FATAL_ERROR "resumed.json: ${total_again} benchmarks (expected ${total}), first "
+                      "${first_again} (expected ${first}), ${kept} kept")
+endif()
+if(EXISTS ${WORK}/resumed.unfinished.json)
+  message(FATAL_ERROR "the resumed run left its unfinished file")
+endif()
