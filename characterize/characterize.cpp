@@ -503,7 +503,8 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
                parts.size(), suite.suite, part, format_duration(estimate),
                format_duration(seconds_since(started)), format_duration(left * pace));
     const auto part_start = std::chrono::steady_clock::now();
-    const ChildExit exit = run_part(folder, suite, part, file, outcome.run_folder, options.resume);
+    // A run continued (--resume, or the same --run-id) keeps what an interrupted part finished.
+    const ChildExit exit = run_part(folder, suite, part, file, outcome.run_folder, resuming);
     const double spent = seconds_since(part_start);
     left -= estimate;
     estimated_done += estimate;

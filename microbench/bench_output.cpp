@@ -2,11 +2,13 @@
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -109,15 +111,15 @@ class SondeReporter : public benchmark::BenchmarkReporter {
       std::cerr << fmt::format("[{:>4}/{}] {}  {}\n", outcome_.benchmarks, total_,
                                runs.front().run_name.function_name, result);
     }
-    if (!aggregates_follow) save_unfinished();
+    if (!aggregates_follow) save_unfinished(false);
   }
 
   // The benchmarks reported so far, whole (repetitions and aggregates) and with their params, in
   // the unfinished file; at most every unfinished_interval seconds.
-  void save_unfinished() {
-    if (!options_.unfinished || !first_pass_) return;
+  void save_unfinished(bool now_or_never) {
+    if (!options_.unfinished || !first_pass_ || unfinished_failed_) return;
     const auto now = Clock::now();
-    if (saved_ &&
+    if (!now_or_never && saved_ &&
         std::chrono::duration<double>(now - *saved_).count() < options_.unfinished_interval) {
       return;
     }
@@ -132,10 +134,28 @@ class SondeReporter : public benchmark::BenchmarkReporter {
       if (registry_ == nullptr || name == registered_name_.end()) continue;
       if (const nlohmann::json* params = registry_->find(name->second)) entry["params"] = *params;
     }
-    write_file_atomically(*options_.unfinished, document.dump(1) + "\n");
+    document["context"]["sonde_plan"] = options_.plan;  // what a resumed run must match
+    // An interrupt during the write would leave its temporary file: held until the rename.
+    sigset_t held, before;
+    sigemptyset(&held);
+    sigaddset(&held, SIGINT);
+    sigaddset(&held, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &held, &before);
+    try {
+      write_file_atomically(*options_.unfinished, document.dump(1) + "\n");
+    } catch (const std::exception& e) {
+      // A cache for --resume, not the result: the measurement goes on without it.
+      unfinished_failed_ = true;
+      std::cerr << fmt::format(
+          "warning: cannot keep the benchmarks finished so far ({}); an "
+          "interrupted run will measure this part again\n",
+          e.what());
+    }
+    pthread_sigmask(SIG_SETMASK, &before, nullptr);
   }
 
   void Finalize() override {
+    save_unfinished(true);  // the whole first pass, before any re-measuring pass
     json_.Finalize();
     if (!options_.progress) console_.Finalize();
     wall_seconds_ = seconds_since(start_);
@@ -157,6 +177,7 @@ class SondeReporter : public benchmark::BenchmarkReporter {
   bool first_pass_;
   const ParamRegistry* registry_;
   std::optional<Clock::time_point> saved_;
+  bool unfinished_failed_ = false;
   benchmark::JSONReporter json_;
   benchmark::ConsoleReporter console_;
   std::ostringstream json_text_;
@@ -482,34 +503,61 @@ std::size_t run_with(benchmark::BenchmarkReporter* reporter, const std::string& 
 
 }  // namespace
 
-std::optional<nlohmann::json> read_unfinished(const std::filesystem::path& path,
-                                              const ParamRegistry& registry, std::size_t& dropped) {
-  dropped = 0;
+Unfinished read_unfinished(const std::filesystem::path& path, const ParamRegistry& registry,
+                           const nlohmann::json& plan) {
+  Unfinished out;
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return std::nullopt;
+  if (!std::filesystem::exists(path, ec)) return out;
   nlohmann::json document;
   try {
     document = nlohmann::json::parse(read_file(path));
-  } catch (const nlohmann::json::exception& e) {
-    throw input_error(path.string(), fmt::format("not an unfinished result: {}", e.what()));
+  } catch (const std::exception& e) {
+    out.ignored = fmt::format("{} is no unfinished result ({})", path.string(), e.what());
+    return out;
   }
   if (!document.is_object() || !document.contains("benchmarks") ||
       !document["benchmarks"].is_array()) {
-    throw input_error(path.string(), "not an unfinished result: no 'benchmarks' array");
+    out.ignored = fmt::format("{} is no unfinished result: no 'benchmarks' array", path.string());
+    return out;
   }
-  nlohmann::json kept = nlohmann::json::array();
-  std::set<std::string> gone;
-  for (nlohmann::json& entry : document["benchmarks"]) {
+  const nlohmann::json context = document.value("context", nlohmann::json::object());
+  if (!context.is_object() || context.value("sonde_plan", nlohmann::json()) != plan) {
+    out.ignored = fmt::format("{} was made under another plan", path.string());
+    return out;
+  }
+  // A benchmark is kept whole or not at all: registered now, no failed repetition, and its
+  // aggregates where it has several repetitions.
+  std::map<std::string, bool> keep;
+  for (const nlohmann::json& entry : document["benchmarks"]) {
     const std::string run_name = entry.is_object() ? entry.value("run_name", "") : "";
-    if (!run_name.empty() && registered_name_of(run_name, registry) != nullptr) {
-      kept.push_back(std::move(entry));
-    } else {
-      gone.insert(run_name);
+    auto [it, added] = keep.try_emplace(run_name, true);
+    if (run_name.empty() || registered_name_of(run_name, registry) == nullptr ||
+        entry.value("error_occurred", false)) {
+      it->second = false;
     }
   }
-  dropped = gone.size();
-  document["benchmarks"] = std::move(kept);
-  return document;
+  for (auto& [run_name, kept] : keep) {
+    if (!kept) continue;
+    bool aggregated = false;
+    long repetitions = 1;
+    for (const nlohmann::json& entry : document["benchmarks"]) {
+      if (!entry.is_object() || entry.value("run_name", "") != run_name) continue;
+      if (entry.value("run_type", "") == "aggregate") aggregated = true;
+      if (entry.contains("repetitions") && entry["repetitions"].is_number_integer())
+        repetitions = entry["repetitions"].get<long>();
+    }
+    if (repetitions > 1 && !aggregated) kept = false;
+  }
+  nlohmann::json entries = nlohmann::json::array();
+  for (nlohmann::json& entry : document["benchmarks"]) {
+    const std::string run_name = entry.is_object() ? entry.value("run_name", "") : "";
+    if (keep[run_name]) entries.push_back(std::move(entry));
+  }
+  for (const auto& [run_name, kept] : keep)
+    if (!kept) ++out.dropped;
+  document["benchmarks"] = std::move(entries);
+  if (!document["benchmarks"].empty()) out.kept = std::move(document);
+  return out;
 }
 
 RunOutcome run_benchmarks(const ParamRegistry& registry, const nlohmann::json& context,
@@ -533,18 +581,19 @@ RunOutcome run_benchmarks(const ParamRegistry& registry, const nlohmann::json& c
       options.resumed ? resumed_run_names(*options.resumed).size() : std::size_t{0};
   SondeReporter reporter(options, registry.size() - std::min(kept, registry.size()), true,
                          &registry);
-  nlohmann::json document, noise;
+  nlohmann::json document;
   if (run_with(&reporter, skip) > 0) {
     document = nlohmann::json::parse(strict_json(reporter.json_text()));
-    noise = remeasure_noisy(document, reporter, options);
   } else if (kept > 0) {
-    // The interrupted run had measured them all: its file is the result.
+    // The interrupted run had measured them all: its context, and no entry of this run's.
     document = *options.resumed;
     document["benchmarks"] = nlohmann::json::array();
   } else {
     throw usage_error("--benchmark_filter",
                       "no benchmark of the selected parts matches it; nothing was measured");
   }
+  // Also with nothing measured now: it tells the other processes that no pass follows.
+  nlohmann::json noise = remeasure_noisy(document, reporter, options);
   if (options.out) {
     nlohmann::json& sonde = document["context"]["sonde"];
     sonde = context;
@@ -555,8 +604,26 @@ RunOutcome run_benchmarks(const ParamRegistry& registry, const nlohmann::json& c
       if (const nlohmann::json* params = registry.find(name->second)) entry["params"] = *params;
     }
     if (options.resumed && kept > 0) {
-      // The interrupted run's entries first, as it measured them.
+      // The interrupted run's entries first, as it measured them. They are not measured again:
+      // the noisy among them are marked so and listed, as a first pass's would be.
       nlohmann::json all = (*options.resumed)["benchmarks"];
+      const Pass before = read_pass(*options.resumed);
+      const auto noisy = [&](const std::string& name) {
+        const auto it = before.benchmarks.find(name);
+        return options.noise_cv > 0 && it != before.benchmarks.end() && it->second.cv &&
+               *it->second.cv > options.noise_cv;
+      };
+      for (nlohmann::json& entry : all) {
+        const std::string name = entry.value("run_name", "");
+        if (!noisy(name)) continue;
+        entry["noise"] = {{"cv_threshold", options.noise_cv},
+                          {"attempts_cv", {*before.benchmarks.at(name).cv}},
+                          {"kept_attempt", 0},
+                          {"noisy", true},
+                          {"kept_from_an_interrupted_run", true}};
+      }
+      for (const std::string& name : before.order)
+        if (noisy(name)) sonde["noise"]["noisy"].push_back(name);
       for (nlohmann::json& entry : document["benchmarks"]) all.push_back(std::move(entry));
       document["benchmarks"] = std::move(all);
       sonde["resumed"] = {{"from", options.resumed_from}, {"benchmarks_kept", kept}};

@@ -64,17 +64,29 @@ struct OutputOptions {
   // others take what to leave out from it through `broadcast`.
   std::optional<nlohmann::json> resumed;
   std::string resumed_from;  // its path, for the context
+  // What identifies the plan (the suite's plan and the sizing): written into the unfinished file,
+  // so that a run made under another plan keeps nothing of it.
+  nlohmann::json plan;
 };
 
 // The unfinished file for a result file: "mpi-collectives.json" ->
 // "mpi-collectives.unfinished.json".
 std::filesystem::path unfinished_path(const std::filesystem::path& out);
 
-// Reads an unfinished file for a run that resumes: nullopt where there is none; an input Error
-// naming it where it is no unfinished file. Entries whose registered name `registry` lacks (the
-// plan changed) are dropped, and `dropped` counts them.
-std::optional<nlohmann::json> read_unfinished(const std::filesystem::path& path,
-                                              const ParamRegistry& registry, std::size_t& dropped);
+// What a run that resumes keeps of an unfinished file.
+struct Unfinished {
+  std::optional<nlohmann::json> kept;  // the file, less what is dropped; none: nothing to keep
+  // Benchmarks left out, to be measured again: not registered now, failed in a repetition, or
+  // without the aggregates of their repetitions.
+  std::size_t dropped = 0;
+  std::string ignored;  // why nothing of an existing file was kept ("" where none was ignored)
+};
+
+// Reads the unfinished file at `path` for a run under `plan` (OutputOptions::plan). A file that
+// does not parse, or was made under another plan, is ignored and says why: it is a cache, never
+// a reason to stop.
+Unfinished read_unfinished(const std::filesystem::path& path, const ParamRegistry& registry,
+                           const nlohmann::json& plan);
 
 struct RunOutcome {
   std::size_t benchmarks = 0;  // benchmark instances run

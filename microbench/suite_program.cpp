@@ -90,15 +90,28 @@ int run_suite_program(const SuiteProgram& suite, int argc, char** argv) {
       output.out = out;
       if (!suite.quiet) output.unfinished = unfinished_path(out);
     }
+    output.plan = {{"suite", context[suite.suite + "_suite"]}, {"sizing", context["sizing"]}};
+    if (resume && !benchmark::GetBenchmarkFilter().empty()) {
+      throw usage_error("--resume",
+                        "not with --benchmark_filter: a resumed run measures what the "
+                        "interrupted one left, whatever the filter");
+    }
     if (resume && output.unfinished) {
-      std::size_t dropped = 0;
-      output.resumed = read_unfinished(*output.unfinished, registry, dropped);
-      if (output.resumed) {
+      const Unfinished unfinished = read_unfinished(*output.unfinished, registry, output.plan);
+      if (!unfinished.ignored.empty()) {
+        fmt::print(stderr, "{}: not resuming: {}; measuring the whole part\n", suite.program,
+                   unfinished.ignored);
+      }
+      if (unfinished.kept) {
+        output.resumed = unfinished.kept;
         output.resumed_from = output.unfinished->string();
         fmt::print(stderr, "{}: resuming: {} benchmark entries kept from {}{}\n", suite.program,
                    (*output.resumed)["benchmarks"].size(), output.resumed_from,
-                   dropped > 0 ? fmt::format(" ({} not in this run's plan, dropped)", dropped)
-                               : std::string());
+                   unfinished.dropped > 0
+                       ? fmt::format(" ({} benchmarks dropped: not in this plan, failed, or "
+                                     "without their aggregates)",
+                                     unfinished.dropped)
+                       : std::string());
       }
     }
     output.progress = progress;

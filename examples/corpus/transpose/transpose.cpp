@@ -17,7 +17,6 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -115,30 +114,35 @@ int main(int argc, char** argv) {
   program.region = [&] {
     complex* __restrict s = scratch.data();
     for (long pass = 0; pass < K; ++pass) {
-      // rows: gather bit-reversed, FFT, pack block q (columns q b .. q b + b - 1) row-major.
       // Phases named after transpose.csv's rows; the FFTs, the pack and the unpack interleave.
-      std::optional<corpus::Phase> phase(std::in_place, "fft + reorder + unpack walk");
-      for (long i = 0; i < b; ++i) {
-        const complex* row = A.data() + i * N;
-        for (long j = 0; j < N; ++j) s[j] = row[rev[j]];
-        fft(s, twiddle.data(), N);
-        for (long q = 0; q < P; ++q)
-          for (long c = 0; c < b; ++c) send[q * b * b + i * b + c] = s[q * b + c];
+      {
+        // rows: gather bit-reversed, FFT, pack block q (columns q b .. q b + b - 1) row-major.
+        const corpus::Phase phase("fft + reorder + unpack walk");
+        for (long i = 0; i < b; ++i) {
+          const complex* row = A.data() + i * N;
+          for (long j = 0; j < N; ++j) s[j] = row[rev[j]];
+          fft(s, twiddle.data(), N);
+          for (long q = 0; q < P; ++q)
+            for (long c = 0; c < b; ++c) send[q * b * b + i * b + c] = s[q * b + c];
+        }
       }
-      phase.emplace("exchange + self block");  // the alltoall copies the rank's own block
-      MPI_Alltoall(send.data(), block, MPI_DOUBLE, receive.data(), block, MPI_DOUBLE,
-                   MPI_COMM_WORLD);
-      phase.emplace("fft + reorder + unpack walk");
-      // columns: block q from rank q holds A_q[r][my column c] at q b b + r b + c; element
-      // k = q b + r of transposed row c.
-      for (long c = 0; c < b; ++c) {
-        const complex* column = receive.data() + c;
-        for (long j = 0; j < N; ++j) s[j] = column[unpack[j]];
-        fft(s, twiddle.data(), N);
-        complex* out = A.data() + c * N;
-        for (long j = 0; j < N; ++j) out[j] = s[j] * scale;
+      {
+        const corpus::Phase phase("exchange + self block");  // it copies the rank's own block too
+        MPI_Alltoall(send.data(), block, MPI_DOUBLE, receive.data(), block, MPI_DOUBLE,
+                     MPI_COMM_WORLD);
       }
-      phase.reset();
+      {
+        // columns: block q from rank q holds A_q[r][my column c] at q b b + r b + c; element
+        // k = q b + r of transposed row c.
+        const corpus::Phase phase("fft + reorder + unpack walk");
+        for (long c = 0; c < b; ++c) {
+          const complex* column = receive.data() + c;
+          for (long j = 0; j < N; ++j) s[j] = column[unpack[j]];
+          fft(s, twiddle.data(), N);
+          complex* out = A.data() + c * N;
+          for (long j = 0; j < N; ++j) out[j] = s[j] * scale;
+        }
+      }
     }
   };
   program.checksum = [&] {
