@@ -468,14 +468,13 @@ std::vector<RowPrediction> row_predictions(const predict::Point& point) {
   return rows;
 }
 
-std::vector<ComponentCheck> match_components(const std::vector<RowPrediction>& predicted_rows,
+std::vector<ComponentCheck> match_components(const std::vector<RowPrediction>& rows,
                                              const std::map<std::string, PhaseTime>& phases) {
-  std::map<std::string, RowPrediction> rows;
-  std::vector<std::string> order;
-  for (const RowPrediction& row : predicted_rows) {
-    rows[row.name] = row;
-    order.push_back(row.name);
-  }
+  // A row by name, as the spreadsheet orders them; rows.end() for none.
+  const auto row_named = [&](const std::string& name) {
+    return std::find_if(rows.begin(), rows.end(),
+                        [&](const RowPrediction& row) { return row.name == name; });
+  };
   std::vector<ComponentCheck> checks;
   std::set<std::string> covered;
   for (const auto& [phase, time] : phases) {
@@ -487,13 +486,13 @@ std::vector<ComponentCheck> match_components(const std::vector<RowPrediction>& p
     while (true) {  // "fft + reorder": the rows it covers
       const std::size_t end = phase.find(" + ", start);
       const std::string row = phase.substr(start, end == std::string::npos ? end : end - start);
-      const auto it = rows.find(row);
+      const auto it = row_named(row);
       if (it == rows.end()) {
         missing.push_back(shown(row));
       } else {
-        predicted += it->second.seconds;
-        bounds.push_back(it->second.bound);
-        c.communication = c.communication || it->second.communication;
+        predicted += it->seconds;
+        bounds.push_back(it->bound);
+        c.communication = c.communication || it->communication;
         found.push_back(row);
       }
       if (end == std::string::npos) break;
@@ -514,18 +513,17 @@ std::vector<ComponentCheck> match_components(const std::vector<RowPrediction>& p
   }
   // The program's order is unknown; phases in the spreadsheet's order of their first row.
   const auto first_row = [&](const ComponentCheck& c) {
-    const std::string row = c.name.substr(0, c.name.find(" + "));
-    return std::find(order.begin(), order.end(), row) - order.begin();
+    return row_named(c.name.substr(0, c.name.find(" + "))) - rows.begin();
   };
   std::stable_sort(checks.begin(), checks.end(),
                    [&](const auto& a, const auto& b) { return first_row(a) < first_row(b); });
-  for (const std::string& row : order) {
-    if (covered.count(row)) continue;
+  for (const RowPrediction& row : rows) {
+    if (covered.count(row.name)) continue;
     ComponentCheck c;
-    c.name = row;
-    c.predicted = rows[row].seconds;
-    c.communication = rows[row].communication;
-    c.bound = rows[row].bound + " (no phase marks it)";
+    c.name = row.name;
+    c.predicted = row.seconds;
+    c.communication = row.communication;
+    c.bound = row.bound + " (no phase marks it)";
     checks.push_back(std::move(c));
   }
   return checks;

@@ -129,11 +129,7 @@ class SondeReporter : public benchmark::BenchmarkReporter {
     std::string text = json_text_.str();
     text.append("\n  ]\n}\n");
     nlohmann::json document = nlohmann::json::parse(strict_json(text));
-    for (nlohmann::json& entry : document["benchmarks"]) {
-      const auto name = registered_name_.find(entry.value("run_name", ""));
-      if (registry_ == nullptr || name == registered_name_.end()) continue;
-      if (const nlohmann::json* params = registry_->find(name->second)) entry["params"] = *params;
-    }
+    add_params(document);
     document["context"]["sonde_plan"] = options_.plan;  // what a resumed run must match
     // An interrupt during the write would leave its temporary file: held until the rename.
     sigset_t held, before;
@@ -162,7 +158,15 @@ class SondeReporter : public benchmark::BenchmarkReporter {
   }
 
   std::string json_text() const { return json_text_.str(); }
-  const std::map<std::string, std::string>& registered_names() const { return registered_name_; }
+  // Each entry of `document` this reporter reported (by its run_name) gets its params.
+  void add_params(nlohmann::json& document) const {
+    if (registry_ == nullptr) return;
+    for (nlohmann::json& entry : document["benchmarks"]) {
+      const auto name = registered_name_.find(entry.value("run_name", ""));
+      if (name == registered_name_.end()) continue;
+      if (const nlohmann::json* params = registry_->find(name->second)) entry["params"] = *params;
+    }
+  }
   RunOutcome outcome() const { return outcome_; }
   // The wall time of one benchmark (by run_name), 0 when it did not run; of the whole pass.
   double seconds(const std::string& run_name) const {
@@ -486,13 +490,11 @@ std::vector<std::string> resumed_run_names(const nlohmann::json& resumed) {
   return {names.begin(), names.end()};
 }
 
-// A filter that leaves out the benchmarks an interrupted run measured ("" when none).
-std::string skip_filter(const OutputOptions& options) {
-  if (!options.resumed) return "";
-  const std::vector<std::string> names = resumed_run_names(*options.resumed);
-  if (names.empty()) return "";
-  std::string filter = "-";  // Google Benchmark's negative filter (appended: see save_unfinished)
-  filter.append(exact_benchmark_filter(names));
+// A filter that leaves out these benchmarks ("" for none): Google Benchmark's negative filter.
+std::string skip_filter(const std::vector<std::string>& run_names) {
+  if (run_names.empty()) return "";
+  std::string filter = "-";  // appended, not concatenated: see save_unfinished
+  filter.append(exact_benchmark_filter(run_names));
   return filter;
 }
 
@@ -564,7 +566,9 @@ RunOutcome run_benchmarks(const ParamRegistry& registry, const nlohmann::json& c
                           const OutputOptions& options) {
   // What to leave out: the reporting process read the unfinished file; under MPI every process
   // takes its filter, so that all run the same benchmarks.
-  std::string skip = skip_filter(options);
+  const std::vector<std::string> kept_names =
+      options.resumed ? resumed_run_names(*options.resumed) : std::vector<std::string>{};
+  std::string skip = skip_filter(kept_names);
   if (options.broadcast) skip = options.broadcast(skip);
   if (options.quiet) {
     QuietReporter quiet;
@@ -577,8 +581,7 @@ RunOutcome run_benchmarks(const ParamRegistry& registry, const nlohmann::json& c
     }
     return {};
   }
-  const std::size_t kept =
-      options.resumed ? resumed_run_names(*options.resumed).size() : std::size_t{0};
+  const std::size_t kept = kept_names.size();
   SondeReporter reporter(options, registry.size() - std::min(kept, registry.size()), true,
                          &registry);
   nlohmann::json document;
@@ -598,11 +601,7 @@ RunOutcome run_benchmarks(const ParamRegistry& registry, const nlohmann::json& c
     nlohmann::json& sonde = document["context"]["sonde"];
     sonde = context;
     sonde["noise"] = noise;
-    for (nlohmann::json& entry : document["benchmarks"]) {
-      const auto name = reporter.registered_names().find(entry.value("run_name", ""));
-      if (name == reporter.registered_names().end()) continue;
-      if (const nlohmann::json* params = registry.find(name->second)) entry["params"] = *params;
-    }
+    reporter.add_params(document);
     if (options.resumed && kept > 0) {
       // The interrupted run's entries first, as it measured them. They are not measured again:
       // the noisy among them are marked so and listed, as a first pass's would be.
