@@ -475,39 +475,56 @@ std::vector<ComponentCheck> match_components(const std::vector<RowPrediction>& r
     return std::find_if(rows.begin(), rows.end(),
                         [&](const RowPrediction& row) { return row.name == name; });
   };
+  // The rows each phase names ("fft + reorder": two), and how many phases name each row.
+  const auto rows_in = [](const std::string& phase) {
+    std::vector<std::string> names;
+    std::size_t start = 0;
+    while (true) {
+      const std::size_t end = phase.find(" + ", start);
+      names.push_back(phase.substr(start, end == std::string::npos ? end : end - start));
+      if (end == std::string::npos) return names;
+      start = end + 3;
+    }
+  };
+  std::map<std::string, std::vector<std::string>> phases_naming;
+  for (const auto& [phase, time] : phases) {
+    for (const std::string& row : rows_in(phase)) phases_naming[row].push_back(phase);
+  }
   std::vector<ComponentCheck> checks;
   std::set<std::string> covered;
   for (const auto& [phase, time] : phases) {
     ComponentCheck c;
     c.name = phase;
     double predicted = 0;
-    std::vector<std::string> bounds, found, missing;
-    std::size_t start = 0;
-    while (true) {  // "fft + reorder": the rows it covers
-      const std::size_t end = phase.find(" + ", start);
-      const std::string row = phase.substr(start, end == std::string::npos ? end : end - start);
+    std::vector<std::string> bounds, found, missing, shared;
+    for (const std::string& row : rows_in(phase)) {
       const auto it = row_named(row);
       if (it == rows.end()) {
         missing.push_back(shown(row));
-      } else {
-        predicted += it->seconds;
-        bounds.push_back(it->bound);
-        c.communication = c.communication || it->communication;
-        found.push_back(row);
+        continue;
       }
-      if (end == std::string::npos) break;
-      start = end + 3;
+      predicted += it->seconds;
+      bounds.push_back(it->bound);
+      c.communication = c.communication || it->communication;
+      found.push_back(row);
+      for (const std::string& other : phases_naming[row]) {
+        if (other != phase)
+          shared.push_back(fmt::format("{} is in {} too", shown(row), shown(other)));
+      }
     }
     const double seconds = c.communication ? time.fastest : time.slowest;
     c.measured = seconds;
-    if (missing.empty()) {
+    if (!missing.empty()) {
+      // Part of its time belongs to no row: its rows are listed as unmarked instead.
+      c.bound = fmt::format("the spreadsheet has no row {}", fmt::join(missing, ", "));
+    } else if (!shared.empty()) {
+      // A row's time cannot be in two phases: set against either, it would be counted twice.
+      c.bound = fmt::format("no prediction: {}", fmt::join(shared, "; "));
+    } else {
       c.predicted = predicted;
       c.bound = fmt::format("{}", fmt::join(bounds, "; "));
       if (predicted > 0 && seconds > 0) c.error_ratio = counters::error_ratio(seconds, predicted);
       covered.insert(found.begin(), found.end());
-    } else {
-      // Part of its time belongs to no row: its rows are listed as unmarked instead.
-      c.bound = fmt::format("the spreadsheet has no row {}", fmt::join(missing, ", "));
     }
     checks.push_back(std::move(c));
   }

@@ -519,6 +519,24 @@ TEST(CheckComponents, PhasesAreSetAgainstTheRowsTheyName) {
   const auto zero = match_components({{"halo", 0.0, "shift", true}}, {{"halo", {2e-6, 1e-6}}});
   ASSERT_EQ(zero.size(), 1u);
   EXPECT_FALSE(zero[0].error_ratio);
+  // A row two phases name has its time in neither alone: both go without a prediction, and their
+  // rows are listed as unmarked, so that no row is counted twice and none is lost.
+  const auto twice = match_components(
+      rows, {{"spmv", {3.0, 3.0}}, {"spmv + dot", {4.0, 4.0}}, {"update", {1.0, 1.0}}});
+  ASSERT_EQ(twice.size(), 6u);
+  EXPECT_EQ(twice[0].name, "spmv");
+  EXPECT_FALSE(twice[0].predicted);
+  EXPECT_FALSE(twice[0].error_ratio);
+  EXPECT_EQ(twice[0].bound, "no prediction: 'spmv' is in 'spmv + dot' too");
+  EXPECT_EQ(twice[1].name, "spmv + dot");
+  EXPECT_FALSE(twice[1].predicted);
+  EXPECT_EQ(twice[1].bound, "no prediction: 'spmv' is in 'spmv' too");
+  EXPECT_EQ(twice[2].name, "update");
+  EXPECT_DOUBLE_EQ(*twice[2].error_ratio, 1.0);
+  EXPECT_EQ(twice[3].name, "spmv");
+  EXPECT_FALSE(twice[3].measured);
+  EXPECT_EQ(twice[4].name, "dot");
+  EXPECT_EQ(twice[5].name, "reduce");
 }
 
 // A fake program whose processes each mark one phase, "A", the tiny sheet's component: `seconds`
