@@ -45,6 +45,8 @@ struct Effort {
   // The memory suite's update-in-place bandwidth kernel; left out at the least effort, where a
   // budget forces it (spreadsheets that price traffic as 'update' are then refused).
   bool update_kernel = true;
+  // The indexed kernel (a sparse matrix-vector product), likewise ('indexed' then refused).
+  bool indexed_kernel = true;
 
   bool operator==(const Effort&) const = default;
 };

@@ -533,19 +533,23 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
     if (c.store_bytes) {
       add(in_core, l1_time(value_at(*c.store_bytes, "stores") * share, "write", "stores"));
     }
-    if (level == nullptr || level == &target_.memory.front()) {
+    const profile::StreamingKernel* kernel =
+        traffic > 0 ? profile::streaming_kernel(c.access) : nullptr;
+    if ((level == nullptr || level == &target_.memory.front()) &&
+        !(kernel && kernel->priced_at_rate_in_l1)) {
       memory = in_core;
       memory_bound = fmt::format("{} loads and stores", l1.name);
     } else {
       // The bandwidth kernel measured at the working set's level spent part of its own time on its
       // L1 loads and stores (STREAM's counts: read loads all its bytes, write stores them, copy
-      // half and half, triad and update two thirds and one third); that part is taken out before
-      // the component's own L1 time is added, so that a loop just like the kernel is costed as the
-      // kernel measured it.
-      if (traffic > 0) {
-        const double loaded = profile::streaming_kernel(c.access)->loaded_fraction;
-        Span kernel_l1 = l1_time(traffic * loaded, "read", "the traffic's loads");
-        add(kernel_l1, l1_time(traffic * (1 - loaded), "write", "the traffic's stores"));
+      // half and half, triad and update two thirds and one third; the indexed kernel's own); that
+      // part is taken out before the component's own L1 time is added, so that a loop just like
+      // the kernel is costed as the kernel measured it.
+      if (kernel) {
+        Span kernel_l1 =
+            l1_time(traffic * kernel->l1_loaded_per_byte, "read", "the traffic's loads");
+        add(kernel_l1,
+            l1_time(traffic * kernel->l1_stored_per_byte, "write", "the traffic's stores"));
         memory = {std::max(0.0, memory.value - kernel_l1.value),
                   std::max(0.0, memory.low - kernel_l1.high),
                   std::max(0.0, memory.high - kernel_l1.low)};

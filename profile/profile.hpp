@@ -138,7 +138,7 @@ struct RandomChasePoint {
 };
 
 // One point of the streaming sweep in memory (working sets beyond four times the last cache): the
-// kernel (read, write, copy, triad, update) run by `threads` threads at once over
+// kernel (read, write, copy, triad, update, indexed) run by `threads` threads at once over
 // `working_set_bytes` in all, their aggregate rate. DRAM's bandwidth in the level is the plateau of
 // the slowest of these sizes; the curve keeps what the plateau hides: on the VMs here the rate with
 // two threads at 1.4 to 2 GiB was half of that at 128 MiB to 1 GiB. Measured data only: predictions
@@ -151,12 +151,18 @@ struct DramBandwidthPoint {
   bool operator==(const DramBandwidthPoint&) const = default;
 };
 
-// The memory suite's streaming kernels by name, and the bytes of each kernel's traffic (as STREAM
-// counts it) that its loads move: read 1, write 0, copy 1/2, triad and update 2/3. Spreadsheets
-// name one as the `access` their traffic resembles.
+// The memory suite's bandwidth kernels by name, and the bytes its load and store instructions move
+// between registers and L1 per byte of its traffic as STREAM counts it: read 1 and 0, write 0 and
+// 1, copy 1/2 and 1/2, triad and update 2/3 and 1/3; indexed (a sparse product, 5 nonzeros a row,
+// 80 B counted) 108/80 and 8/80: three loads a nonzero (column 4 B, value 8, x 8), two row starts
+// and the store of y. Spreadsheets name one as the `access` their traffic resembles. The indexed
+// kernel's rate holds more than its loads and stores (each row's dependent adds, loads that wait
+// for loaded indices), so even from L1 its traffic is priced at its rate.
 struct StreamingKernel {
   std::string_view name;
-  double loaded_fraction;
+  double l1_loaded_per_byte;
+  double l1_stored_per_byte;
+  bool priced_at_rate_in_l1 = false;
 };
 const std::vector<StreamingKernel>& streaming_kernels();
 const StreamingKernel* streaming_kernel(std::string_view name);  // nullptr: no such kernel

@@ -1,6 +1,8 @@
 #include "microbench/memory/memory_kernels.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <stdexcept>
 
 namespace sonde::microbench {
@@ -66,6 +68,58 @@ void triad_kernel(double* __restrict a, const double* __restrict b, const double
 void update_kernel(double* __restrict a, const double* __restrict b, double scalar, std::size_t n) {
 #pragma GCC unroll 8
   for (std::size_t i = 0; i < n; ++i) a[i] += scalar * b[i];
+}
+
+std::size_t FivePointShape::nonzeros() const { return 5 * rows() - 2 * (width + height); }
+
+double FivePointShape::counted_bytes() const {
+  return 12.0 * static_cast<double>(nonzeros()) + 20.0 * static_cast<double>(rows());
+}
+
+std::size_t FivePointShape::footprint_bytes() const {
+  return 4 * (rows() + 1) + 12 * nonzeros() + 16 * rows();
+}
+
+FivePointShape five_point_shape(std::uint64_t bytes) {
+  // About 80 B a row (see counted_bytes), so rows ~ bytes / 80 on a square grid.
+  const auto rows = static_cast<double>(bytes) / 80.0;
+  FivePointShape shape;
+  shape.width = std::max<std::size_t>(4, static_cast<std::size_t>(std::sqrt(rows)));
+  shape.height = std::max<std::size_t>(4, static_cast<std::size_t>(rows) / shape.width);
+  return shape;
+}
+
+void build_five_point(const FivePointShape& shape, std::int32_t* row, std::int32_t* col,
+                      double* val) {
+  const std::size_t w = shape.width, h = shape.height;
+  std::size_t k = 0;
+  const auto add = [&](std::size_t column, double value) {
+    col[k] = static_cast<std::int32_t>(column);
+    val[k] = value;
+    ++k;
+  };
+  for (std::size_t r = 0; r < h; ++r) {
+    for (std::size_t c = 0; c < w; ++c) {
+      const std::size_t i = r * w + c;
+      row[i] = static_cast<std::int32_t>(k);
+      if (r > 0) add(i - w, -1.0);
+      if (c > 0) add(i - 1, -1.0);
+      add(i, 4.0);
+      if (c + 1 < w) add(i + 1, -1.0);
+      if (r + 1 < h) add(i + w, -1.0);
+    }
+  }
+  row[w * h] = static_cast<std::int32_t>(k);
+}
+
+void csr_product_kernel(const std::int32_t* __restrict row, const std::int32_t* __restrict col,
+                        const double* __restrict val, const double* __restrict x,
+                        double* __restrict y, std::size_t rows) {
+  for (std::size_t i = 0; i < rows; ++i) {
+    double sum = 0;
+    for (std::int32_t k = row[i]; k < row[i + 1]; ++k) sum += val[k] * x[col[k]];
+    y[i] = sum;
+  }
 }
 
 const void* chase(const void* start, std::size_t steps) {

@@ -60,6 +60,35 @@ void strided_write_kernel(double* a, std::size_t n, std::size_t stride, double v
 double column_read_kernel(const double* a, std::size_t rows, std::size_t row_words,
                           std::size_t first_column, std::size_t columns);
 
+// ---- Indexed loads: a sparse matrix-vector product (a code pattern of the kernel library) ----
+
+// The shape of the sparse matrix the indexed kernel multiplies: the 5-point Laplacian of a
+// width x height grid (4 on the diagonal, -1 to each grid neighbour, none past the border) in
+// compressed rows with 32-bit column indices, one row per grid point.
+struct FivePointShape {
+  std::size_t width = 0;
+  std::size_t height = 0;
+  std::size_t rows() const { return width * height; }
+  std::size_t nonzeros() const;  // 5 per row less the 2 (width + height) missing at the border
+  // The bytes a product moves as STREAM would count them: per nonzero its value (8) and column
+  // index (4); per row its start (4), one load of x (8: its five uses fall in three grid rows that
+  // stay in cache) and the store of y (8).
+  double counted_bytes() const;
+  // Every array the product touches: row starts, columns, values, x and y.
+  std::size_t footprint_bytes() const;
+};
+// The squarest grid whose arrays fill about `bytes` (at least 4 x 4).
+FivePointShape five_point_shape(std::uint64_t bytes);
+// Fills row (rows + 1 entries), col and val (nonzeros each) with the shape's matrix.
+void build_five_point(const FivePointShape& shape, std::int32_t* row, std::int32_t* col,
+                      double* val);
+// y[i] = sum over k in [row[i], row[i+1]) of val[k] * x[col[k]]: the compressed-row product of a
+// sparse solver's inner loop, its loads of x indexed by loaded column numbers and each row's sum a
+// short chain of dependent adds.
+void csr_product_kernel(const std::int32_t* __restrict row, const std::int32_t* __restrict col,
+                        const double* __restrict val, const double* __restrict x,
+                        double* __restrict y, std::size_t rows);
+
 // ---- Pointer chase (load-to-use latency) ----
 
 // The order in which a chase visits `lines` cache lines: groups of `lines_per_group` consecutive

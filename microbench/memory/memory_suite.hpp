@@ -1,6 +1,7 @@
 // The memory-hierarchy suite: load-to-use latency by pointer chase (three page variants),
-// streaming bandwidth (read, write, copy, triad, update) with one thread and with one bound thread
-// per core, and Amato et al.'s (1999) stride sweep. Sizes come from the detected caches.
+// streaming bandwidth (read, write, copy, triad, update) and a sparse product's (indexed) with one
+// thread and with one bound thread per core, and Amato et al.'s (1999) stride sweep. Sizes come
+// from the detected caches.
 #pragma once
 
 #include <cstdint>
@@ -50,7 +51,8 @@ struct MemorySuitePlan {
   std::uint64_t dram_bytes = 0;                   // the stride experiment's "dram" sub-array
   std::uint64_t seed = 0;
   bool quick = false;
-  bool update_kernel = true;  // the effort's choice (Effort::update_kernel)
+  bool update_kernel = true;   // the effort's choice (Effort::update_kernel)
+  bool indexed_kernel = true;  // the effort's choice (Effort::indexed_kernel)
 };
 
 // Throws a usage Error naming the option for a working set below one cache line, more threads

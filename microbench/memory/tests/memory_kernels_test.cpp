@@ -141,4 +141,40 @@ TEST(StreamKernels, TrafficTableMatchesTheFormulas) {
 }
 
 }  // namespace
+TEST(IndexedKernel, TheFivePointProductIsTheStencil) {
+  // A 5 x 4 grid: 20 rows, 5 * 20 - 2 (5 + 4) = 82 nonzeros; 12 B each and 20 B a row counted.
+  const FivePointShape shape{5, 4};
+  EXPECT_EQ(shape.rows(), 20u);
+  EXPECT_EQ(shape.nonzeros(), 82u);
+  EXPECT_DOUBLE_EQ(shape.counted_bytes(), 12.0 * 82 + 20.0 * 20);
+  EXPECT_EQ(shape.footprint_bytes(), 4u * 21 + 12u * 82 + 16u * 20);
+  std::vector<std::int32_t> row(21), col(82);
+  std::vector<double> val(82), x(20), y(20, -1.0);
+  build_five_point(shape, row.data(), col.data(), val.data());
+  EXPECT_EQ(row.back(), 82);
+  for (std::size_t i = 0; i < 20; ++i) x[i] = static_cast<double>(i * i % 7) + 0.5;
+  csr_product_kernel(row.data(), col.data(), val.data(), x.data(), y.data(), 20);
+  // Against the stencil itself: 4 x[i] less each grid neighbour inside the grid, in the same
+  // order (up, left, centre, right, down), so the sums agree exactly.
+  for (std::size_t r = 0; r < 4; ++r) {
+    for (std::size_t c = 0; c < 5; ++c) {
+      const std::size_t i = r * 5 + c;
+      double expected = 0;
+      if (r > 0) expected += -1.0 * x[i - 5];
+      if (c > 0) expected += -1.0 * x[i - 1];
+      expected += 4.0 * x[i];
+      if (c + 1 < 5) expected += -1.0 * x[i + 1];
+      if (r + 1 < 4) expected += -1.0 * x[i + 5];
+      EXPECT_DOUBLE_EQ(y[i], expected) << "row " << i;
+    }
+  }
+  // The squarest grid for a working set: about 80 B a row, never below 4 x 4.
+  const FivePointShape mib = five_point_shape(1 << 20);
+  EXPECT_EQ(mib.width, 114u);  // sqrt(1048576 / 80 = 13107.2) = 114.5
+  EXPECT_EQ(mib.height, 114u);
+  EXPECT_NEAR(static_cast<double>(mib.footprint_bytes()), 1048576.0, 0.02 * 1048576);
+  EXPECT_EQ(five_point_shape(100).width, 4u);
+  EXPECT_EQ(five_point_shape(100).height, 4u);
+}
+
 }  // namespace sonde::microbench
