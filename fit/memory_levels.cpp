@@ -111,7 +111,7 @@ T param_of(const BenchmarkRecord& record, const char* key, const std::string& wh
 
 std::vector<LevelWindow> level_windows(const nlohmann::json& topology, unsigned threads) {
   std::vector<LevelWindow> windows;
-  std::uint64_t inner = 0;
+  std::uint64_t inner = 0, claimed_inner = 0;
   for (const nlohmann::json& cache : topology.at("caches")) {
     if (cache.at("kind") == "instruction") continue;
     const auto size = cache.at("size_bytes").get<std::uint64_t>();
@@ -136,10 +136,22 @@ std::vector<LevelWindow> level_windows(const nlohmann::json& topology, unsigned 
         static_cast<std::uint64_t>(static_cast<double>(window.capacity_bytes) / margin);
     windows.push_back(window);
     inner = window.capacity_bytes;
+    claimed_inner = cache.value("claimed_bytes", size) * reached;
   }
   LevelWindow dram;
   dram.level = "DRAM";
+  // Beyond hwloc's claim for the last level too, where the probe sized it smaller (a last level's
+  // replacement need not be LRU: streams a few times its size still hit in it), but no farther
+  // than half the sweep's largest buffer, so that a claim far beyond the truth (a VM's 508 MiB)
+  // leaves DRAM some points.
   dram.lo_bytes = 4 * inner;
+  if (claimed_inner > inner) {
+    std::uint64_t beyond = 4 * claimed_inner;
+    if (topology.contains("max_buffer_bytes")) {
+      beyond = std::min(beyond, topology["max_buffer_bytes"].get<std::uint64_t>() / 2);
+    }
+    dram.lo_bytes = std::max(dram.lo_bytes, beyond);
+  }
   windows.push_back(dram);
   return windows;
 }
@@ -153,11 +165,17 @@ nlohmann::json sized_topology_json(const nlohmann::json& context) {
     for (const nlohmann::json& level : context["sizing"]["levels"]) {
       if (cache.at("kind") == "instruction" || level.at("name") != cache.at("name")) continue;
       if (!level.value("seen", true)) sized = nullptr;
-      if (!sized.is_null()) sized["size_bytes"] = level.at("bytes");
+      if (!sized.is_null()) {
+        sized["claimed_bytes"] = cache.at("size_bytes");  // hwloc's
+        sized["size_bytes"] = level.at("bytes");
+      }
     }
     if (!sized.is_null()) caches.push_back(sized);
   }
   topology["caches"] = caches;
+  if (context["sizing"].contains("max_buffer_bytes")) {
+    topology["max_buffer_bytes"] = context["sizing"]["max_buffer_bytes"];
+  }
   return topology;
 }
 

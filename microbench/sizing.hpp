@@ -65,14 +65,16 @@ struct Sizing {
 
   // The last level the suites size for, all its instances together; 0 without caches.
   std::uint64_t last_level_total_bytes(const Topology& topology) const;
-  // The largest working set of the memory sweep: sweep_beyond_last_level times the last level,
-  // at least 64 MiB and at least dram_bytes, at most max_buffer_bytes.
+  // The last level as "DRAM" must lie beyond it: the larger of the level as sized and hwloc's
+  // claim for it (the probe runs on one core, and sees less of a level that others share).
+  std::uint64_t dram_side_last_level_bytes(const Topology& topology) const;
+  // The largest working set of the memory sweep: sweep_beyond_last_level times the last level on
+  // the DRAM side, at least 64 MiB and at least dram_bytes, at most max_buffer_bytes.
   std::uint64_t sweep_max_bytes(const Topology& topology) const;
   // What hwloc claims for the sized topology's last level, all its instances; 0 when unknown.
   std::uint64_t claimed_last_level_total_bytes(const Topology& topology) const;
-  // A working set that means "DRAM": dram_beyond_last_level times the last level as sized, and at
-  // least twice hwloc's claim for it (the probe runs on one core; many threads may use more of a
-  // shared level than it saw); at least 16 MiB, at most max_buffer_bytes.
+  // A working set that means "DRAM": dram_beyond_last_level times the last level on the DRAM side;
+  // at least 16 MiB, at most max_buffer_bytes.
   std::uint64_t dram_bytes(const Topology& topology) const;
   // The strides of the contention and stride experiments.
   std::vector<unsigned> strides() const;

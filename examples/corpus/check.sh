@@ -8,7 +8,9 @@
 # SONDE_SHEETS=v2 checks the second spreadsheets (<program>-v2.csv, with loads and stores), into
 # examples/corpus/records/<machine>/v2/ by default; SONDE_SHEETS=vK takes each program's latest
 # spreadsheet up to version K (v3: the transpose's column walk, the others' v2; v5: the stencil's
-# halo step; v6: cg's in-place updates at the update kernel, which needs a profile that has it).
+# halo step; v6: cg's in-place updates at the update kernel, which needs a profile that has it;
+# v7: the transpose's walk and cg's update p with wider working sets; v8: cg's sparse product at
+# the indexed kernel, which also needs a profile that has it).
 # The programs run on this machine; PROFILE may be another machine's (a prediction across machines).
 # SONDE_CHECK_RANKS sets the rank counts (default 1,2; e.g. 1,2,4,8,16 on a 16-core node), and
 # SONDE_MPIEXEC the launcher `sonde check` puts before -n <n> (default mpiexec).

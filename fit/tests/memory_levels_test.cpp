@@ -140,6 +140,29 @@ TEST(LevelWindows, ALevelCloseToItsInnerOneKeepsANarrowerWindow) {
   EXPECT_FALSE(sixteen[2].contains(64u << 20));
 }
 
+// The probe sized the Zen 5 guest's L3 at 10 MiB where hwloc claims 32 (2026-11-26): memory's
+// window starts beyond 4 times the claim, not 4 times the probe's step, where two threads still
+// streamed 80 MiB at 2.3 times their memory's rate; a claim far beyond the truth is capped at half
+// the sweep's largest buffer, so that DRAM keeps points.
+TEST(LevelWindows, MemoryLiesBeyondHwlocsClaimToo) {
+  nlohmann::json context = {
+      {"topology", vm_topology()},
+      {"sizing",
+       {{"max_buffer_bytes", 6ull << 30}, {"levels", {{{"name", "L3"}, {"bytes", 10u << 20}}}}}}};
+  const nlohmann::json sized = sized_topology_json(context);
+  EXPECT_EQ(sized["caches"][3]["size_bytes"], 10u << 20);
+  EXPECT_EQ(sized["caches"][3]["claimed_bytes"], 32u << 20);
+  const auto one = level_windows(sized, 1);
+  ASSERT_EQ(one.size(), 4u);
+  EXPECT_EQ(*one[2].hi_bytes, 5u << 20) << "the L3's own window follows the probe";
+  EXPECT_EQ(one[3].lo_bytes, 128u << 20) << "4 x 32 MiB, not 4 x 10 MiB";
+  context["sizing"]["max_buffer_bytes"] = 160ull << 20;
+  EXPECT_EQ(level_windows(sized_topology_json(context), 1)[3].lo_bytes, 80u << 20);
+  // Sized as claimed: as before, 4 times the level.
+  context["sizing"]["levels"][0]["bytes"] = 32u << 20;
+  EXPECT_EQ(level_windows(sized_topology_json(context), 1)[3].lo_bytes, 128u << 20);
+}
+
 TEST(MemorySummary, TakesMediansOverEachWindow) {
   const MemorySummary summary = summarize_memory({synthetic_run()});
   ASSERT_EQ(summary.levels.size(), 4u);

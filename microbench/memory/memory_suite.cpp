@@ -992,9 +992,15 @@ MemorySuitePlan plan_memory_suite(const MemorySuiteOptions& options, const Topol
   plan.strides = sizing.strides();
   plan.latency_max_bytes = plan.working_sets.empty() ? 0 : plan.working_sets.back();
   if (options.max_working_set.empty() && options.sizes.empty() && !options.common.quick) {
+    // One instance of the last level as sized, or as hwloc claims it where that is larger: the
+    // fit's memory plateau lies beyond both.
     const auto& caches = topology.data_caches();
     const double one_instance =
-        caches.empty() ? 0.0 : static_cast<double>(caches.back().size_bytes);
+        caches.empty()
+            ? 0.0
+            : static_cast<double>(std::max<std::uint64_t>(
+                  caches.back().size_bytes, sizing.claimed_last_level_total_bytes(topology) /
+                                                std::max(1u, caches.back().instances)));
     plan.latency_max_bytes = std::min(
         plan.latency_max_bytes,
         std::max<std::uint64_t>(

@@ -118,6 +118,28 @@ TEST(Sizing, TheSixteenCoreNodesDramLiesBeyondHwlocsL3) {
   EXPECT_GE(after.sweep_max_bytes(sized), after.dram_bytes(sized));
 }
 
+// The Zen 5 guest's probe of 2026-11-26 (ns per load): L1 and L2 where hwloc says, then DRAM from
+// 12 MiB, inside the 32 MiB of L3 hwloc claims. Sized for 10 MiB, the sweep stopped at 80 MiB and
+// two threads streamed its largest sizes at 2.3 times their memory's rate: the sweep and "dram"
+// lie beyond the claim as well.
+TEST(Sizing, MemoryIsSweptBeyondAClaimTheProbeSawLess) {
+  const Topology guest = Topology::from_synthetic(
+      "package:1 l3:1(size=33554432) l2:2(size=1048576) l1d:1(size=49152) pu:1");
+  const Sizing before = default_sizing(guest, usable(23 * GiB, "MemAvailable"));
+  const Sizing after = refine_with_probe(
+      before,
+      probe_points({0.958, 0.956, 0.950, 0.958, 0.965, 0.965, 0.967, 0.979, 3.38, 3.40, 3.43,
+                    3.45,  3.48,  3.44,  3.84,  4.68,  7.07,  9.44,  10.9,  14.0, 13.6, 14.3,
+                    14.1,  98.8,  141,   130,   144,   149,   153,   159,   172}));
+  ASSERT_EQ(after.levels.size(), 3u);
+  EXPECT_EQ(after.levels[2].source, "probe");
+  EXPECT_LT(after.levels[2].bytes, 16 * MiB);
+  const Topology sized = sized_topology(guest, after);
+  EXPECT_EQ(after.dram_side_last_level_bytes(sized), 32 * MiB);
+  EXPECT_EQ(after.dram_bytes(sized), 128 * MiB);
+  EXPECT_EQ(after.sweep_max_bytes(sized), 256 * MiB);
+}
+
 TEST(Sizing, TheVmWhoseL3ClaimIs508MiBIsSizedFromTheData) {
   const Topology vm = fixture("turin-vm-508mib-l3.xml");
   const Sizing before = default_sizing(vm, usable(vm.total_memory_bytes(), "hwloc NUMA memory"));
