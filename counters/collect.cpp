@@ -417,7 +417,10 @@ Collected collect(const CollectOptions& o) {
     // the sum, so that the counts it gives are reported missing rather than short.
     for (auto& [key, sum] : sums) {
       const auto& [dumps, having] = seen[key];
-      std::erase_if(sum.events, [&](const auto& e) { return having.at(e.first) < dumps; });
+      // Init-captures: clang before 16 cannot capture a structured binding.
+      std::erase_if(sum.events, [&having = having, dumps = dumps](const auto& e) {
+        return having.at(e.first) < dumps;
+      });
     }
     for (const auto& [key, value] : runs.front()) {
       if (!sums.count(key)) {

@@ -93,7 +93,9 @@ PhasePrediction predict_phase(const PhaseCounts& counts, const profile::Profile&
     FunctionValue f3{"F3", 0, ""};
     bool per_bank = !counts.banks.empty();
     for (const auto& [term, weight] : *c.f3)
-      per_bank = per_bank && std::all_of(counts.banks.begin(), counts.banks.end(), [&](auto& b) {
+      // An init-capture: clang before 16 cannot capture a structured binding.
+      per_bank = per_bank &&
+                 std::all_of(counts.banks.begin(), counts.banks.end(), [&term = term](auto& b) {
                    return b.second.count("bank_" + term) > 0;
                  });
     if (per_bank) {

@@ -263,10 +263,13 @@ Extrapolation extrapolate(const CounterTable& pilots, const std::vector<double>&
         for (const auto& [counter, v] : counts) {
           const bool bank = group == &p.banks;
           const bool known =
-              counter == "time" || std::any_of(series.begin(), series.end(), [&](const Series& s) {
-                return s.phase == p.phase && s.counter == counter && s.index == index &&
-                       s.bank == bank;
-              });
+              counter == "time" ||
+              std::any_of(series.begin(), series.end(),
+                          // Init-captures: clang before 16 cannot capture a structured binding.
+                          [&, &counter = counter, index = index](const Series& s) {
+                            return s.phase == p.phase && s.counter == counter && s.index == index &&
+                                   s.bank == bank;
+                          });
           if (!known) {
             throw input_error(v.where, fmt::format("phase '{}', {} {}: {} at size {} is absent at "
                                                    "the smallest size {} (every pilot run needs "
