@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, checks the formatting, builds the optimized and the sanitizer
-# (address + undefined) configurations warning-free, runs their tests, and fuzzes the readers
-# briefly. The optimized build counts with PAPI, the sanitizer build is built without it
+# (address + undefined) configurations warning-free, runs their tests, builds the optimized one
+# with clang as well, and fuzzes the readers briefly. The optimized build counts with PAPI, the sanitizer build is built without it
 # (SONDE_PAPI=OFF in its preset): both configurations are checked at no extra build. The unit
 # tests are built and run in the sanitizer build only, a unity build (CMAKE_UNITY_BUILD); the
 # optimized build runs the programs' smoke, MPI, cluster and browser tests. That keeps the whole
@@ -24,6 +24,10 @@ for preset in release asan; do
   echo "== tests: $preset (at $((SECONDS - started)) s)"
   ctest --preset "$preset" -j "$jobs"
 done
+# The same code built with clang, warning-free (built only: its tests are the release build's).
+echo "== build: clang (at $((SECONDS - started)) s)"
+cmake --preset clang >/dev/null
+cmake --build --preset clang -j "$jobs"
 echo "== builds and tests done (at $((SECONDS - started)) s)"
 
 # A short fuzzing pass over every reader of user input (scripts/fuzz.sh, docs/fuzzing.md): the
