@@ -530,7 +530,7 @@ std::vector<ComponentCheck> match_components(const std::vector<RowPrediction>& r
   }
   // The program's order is unknown; phases in the spreadsheet's order of their first row.
   const auto first_row = [&](const ComponentCheck& c) {
-    return row_named(c.name.substr(0, c.name.find(" + "))) - rows.begin();
+    return row_named(rows_in(c.name).front()) - rows.begin();
   };
   std::stable_sort(checks.begin(), checks.end(),
                    [&](const auto& a, const auto& b) { return first_row(a) < first_row(b); });

@@ -166,7 +166,7 @@ struct StreamingKernel {
 };
 const std::vector<StreamingKernel>& streaming_kernels();
 const StreamingKernel* streaming_kernel(std::string_view name);  // nullptr: no such kernel
-std::string streaming_kernel_names();                            // "read, write, ... or update"
+std::string streaming_kernel_names();                            // "read, write, ... or indexed"
 
 // A bandwidth key "kernel/threads" taken apart: "triad/2" is triad with 2 threads; a key without
 // a thread count (a transcribed "bus") is its own kernel, with 0 threads.

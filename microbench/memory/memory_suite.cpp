@@ -352,9 +352,14 @@ struct IndexedSetup {
   std::vector<IndexedMember> members;
 };
 
-// One kept setup of either kind at a time, so that a large one is freed before the next is mapped.
+// One kept setup of any kind at a time, so that a large one is freed before the next is mapped.
 std::unique_ptr<BandwidthSetup> bandwidth_cache;
 std::unique_ptr<IndexedSetup> indexed_cache;
+void drop_kept_setups() {
+  bandwidth_cache.reset();
+  indexed_cache.reset();
+  loaded_chase_cache.reset();
+}
 
 BandwidthSetup& bandwidth_setup(StreamKernel kernel, std::uint64_t bytes,
                                 const std::vector<unsigned>& cores, const Topology& topology) {
@@ -362,9 +367,7 @@ BandwidthSetup& bandwidth_setup(StreamKernel kernel, std::uint64_t bytes,
   if (cached && cached->kernel == kernel && cached->bytes == bytes && cached->cores == cores) {
     return *cached;
   }
-  cached.reset();
-  indexed_cache.reset();
-  loaded_chase_cache.reset();
+  drop_kept_setups();
   auto setup = std::make_unique<BandwidthSetup>();
   setup->kernel = kernel;
   setup->bytes = bytes;
@@ -534,6 +537,42 @@ void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, const Top
   }
 }
 
+// The team and matrices of one indexed benchmark, kept for all its repetitions as the streaming
+// kernels' are. Each thread maps and first touches its own arrays, each starting a line, so that
+// its pages sit on its NUMA node.
+IndexedSetup& indexed_setup(const FivePointShape& shape, const std::vector<unsigned>& cores,
+                            const Topology& topology) {
+  const auto threads = static_cast<unsigned>(cores.size());
+  if (indexed_cache && indexed_cache->threads == threads && indexed_cache->rows == shape.rows()) {
+    return *indexed_cache;
+  }
+  drop_kept_setups();
+  indexed_cache = std::make_unique<IndexedSetup>();
+  IndexedSetup& setup = *indexed_cache;
+  setup.team = std::make_unique<ThreadTeam>(topology, cores);
+  setup.members.resize(threads);
+  setup.threads = threads;
+  setup.rows = shape.rows();
+  setup.team->run([&setup, &shape](unsigned member) {
+    const auto lined = [](std::size_t b) { return (b + 63) / 64 * 64; };
+    const std::size_t rows = shape.rows(), nonzeros = shape.nonzeros();
+    const std::size_t at_col = lined(4 * (rows + 1)), at_val = at_col + lined(4 * nonzeros);
+    const std::size_t at_x = at_val + lined(8 * nonzeros), at_y = at_x + lined(8 * rows);
+    IndexedMember& m = setup.members[member];
+    m.buffer = PageBuffer(at_y + lined(8 * rows), PagePolicy::base);
+    auto* base = static_cast<char*>(m.buffer.data());
+    m.row = reinterpret_cast<std::int32_t*>(base);
+    m.col = reinterpret_cast<std::int32_t*>(base + at_col);
+    m.val = reinterpret_cast<double*>(base + at_val);
+    m.x = reinterpret_cast<double*>(base + at_x);
+    m.y = reinterpret_cast<double*>(base + at_y);
+    build_five_point(shape, m.row, m.col, m.val);
+    std::fill_n(m.x, rows, 1.0);
+    std::fill_n(m.y, rows, -1.0);
+  });
+  return setup;
+}
+
 // The indexed kernel: a compressed-row sparse matrix-vector product over the 5-point Laplacian of a
 // square grid sized to the working set, each thread its own. Fahringer and Pozgaj's (2000) kernel
 // library holds pre-measured code patterns beside single operations; this one is the loop a sparse
@@ -555,39 +594,7 @@ void register_indexed(const MemorySuitePlan& plan, unsigned threads, const Topol
     const std::string name =
         fmt::format("memory.bandwidth.indexed/threads:{}/ws:{}", threads, requested);
     auto run = [=, &topology](benchmark::State& state) {
-      // The team and matrices serve all repetitions of one benchmark, as the streaming kernels'.
-      if (!indexed_cache || indexed_cache->threads != threads ||
-          indexed_cache->rows != shape.rows()) {
-        indexed_cache.reset();
-        bandwidth_cache.reset();
-        loaded_chase_cache.reset();
-        indexed_cache = std::make_unique<IndexedSetup>();
-        IndexedSetup& cached = *indexed_cache;
-        cached.team = std::make_unique<ThreadTeam>(topology, cores);
-        cached.members.resize(threads);
-        cached.threads = threads;
-        cached.rows = shape.rows();
-        // Each thread maps and first touches its own arrays, each on a line of its own, so that
-        // its pages sit on its NUMA node.
-        cached.team->run([&cached, shape](unsigned member) {
-          const auto lined = [](std::size_t b) { return (b + 63) / 64 * 64; };
-          const std::size_t rows = shape.rows(), nonzeros = shape.nonzeros();
-          const std::size_t at_col = lined(4 * (rows + 1)), at_val = at_col + lined(4 * nonzeros);
-          const std::size_t at_x = at_val + lined(8 * nonzeros), at_y = at_x + lined(8 * rows);
-          IndexedMember& m = cached.members[member];
-          m.buffer = PageBuffer(at_y + lined(8 * rows), PagePolicy::base);
-          auto* base = static_cast<char*>(m.buffer.data());
-          m.row = reinterpret_cast<std::int32_t*>(base);
-          m.col = reinterpret_cast<std::int32_t*>(base + at_col);
-          m.val = reinterpret_cast<double*>(base + at_val);
-          m.x = reinterpret_cast<double*>(base + at_x);
-          m.y = reinterpret_cast<double*>(base + at_y);
-          build_five_point(shape, m.row, m.col, m.val);
-          std::fill_n(m.x, rows, 1.0);
-          std::fill_n(m.y, rows, -1.0);
-        });
-      }
-      IndexedSetup& cached = *indexed_cache;
+      IndexedSetup& cached = indexed_setup(shape, cores, topology);
       ThreadTeam& team = *cached.team;
       auto work = [&](unsigned member) {
         const IndexedMember& m = cached.members[member];
@@ -996,11 +1003,9 @@ MemorySuitePlan plan_memory_suite(const MemorySuiteOptions& options, const Topol
     // fit's memory plateau lies beyond both.
     const auto& caches = topology.data_caches();
     const double one_instance =
-        caches.empty()
-            ? 0.0
-            : static_cast<double>(std::max<std::uint64_t>(
-                  caches.back().size_bytes, sizing.claimed_last_level_total_bytes(topology) /
-                                                std::max(1u, caches.back().instances)));
+        caches.empty() ? 0.0
+                       : static_cast<double>(sizing.dram_side_last_level_bytes(topology) /
+                                             std::max(1u, caches.back().instances));
     plan.latency_max_bytes = std::min(
         plan.latency_max_bytes,
         std::max<std::uint64_t>(

@@ -3,8 +3,9 @@
 // thread; beside its time from memory it prints the two simple models: its time in cache or the
 // bytes it moves at the read loop's rate, whichever is larger (they overlap), and the two added
 // (they do not). The loops are those the validation corpus prices: an in-order dot product (cg's
-// dot), the compressed-row product of a 5-point Laplacian (cg's spmv) and the heat example's sweep,
-// with its arrays on a cache line and 16 B off one (where std::vector puts them).
+// dot), the compressed-row product of a 5-point Laplacian (cg's spmv; the memory suite's indexed
+// kernel, the same loop) and the heat example's sweep, with its arrays on a cache line and 16 B
+// off one (where std::vector puts them).
 //   taskset -c 0 sonde-example-overlap [--cache-bytes 262144] [--memory-bytes 268435456]
 // Each figure is the fastest of five runs of at least 50 ms (--quick: tiny sizes, one short run,
 // to show the program works). Prints ns per element; nothing is written.
@@ -19,6 +20,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "microbench/memory/memory_kernels.hpp"
 
 namespace {
 
@@ -41,6 +44,9 @@ std::unique_ptr<char, Free> lines(std::size_t bytes) {
 // Keeps the compiler from dropping or merging passes: the arrays may have changed.
 void clobber() { asm volatile("" ::: "memory"); }
 
+// A plain read loop, eight sums as a program's own loop would keep (the suite's read kernel keeps
+// 64 and reads memory some 15% faster on the Zen 5 guest): the transfer rate the others are set
+// against.
 __attribute__((noinline)) double read_sum(const double* a, long n) {
   double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   for (long i = 0; i + 8 <= n; i += 8)
@@ -53,16 +59,6 @@ __attribute__((noinline)) double dot(const double* __restrict a, const double* _
   double sum = 0;
   for (long i = 0; i < n; ++i) sum += a[i] * b[i];
   return sum;
-}
-
-__attribute__((noinline)) void csr(const std::int32_t* __restrict row,
-                                   const std::int32_t* __restrict col, const double* __restrict val,
-                                   const double* __restrict x, double* __restrict y, long rows) {
-  for (long i = 0; i < rows; ++i) {
-    double sum = 0;
-    for (std::int32_t k = row[i]; k < row[i + 1]; ++k) sum += val[k] * x[col[k]];
-    y[i] = sum;
-  }
 }
 
 __attribute__((noinline)) void sweep(const double* __restrict u, double* __restrict next, long n,
@@ -124,42 +120,29 @@ std::vector<Loop> loops(std::size_t bytes, double& sink,
                  },
                  n});
 
-  // The 5-point Laplacian of a square grid, about 80 B a row: a row start, 5 columns and values,
-  // x and y. Moved per nonzero 12 B, per row 28 (row start, x once, y read for its write and
-  // written back).
-  const long side = std::max(4L, static_cast<long>(std::sqrt(static_cast<double>(bytes) / 80)));
-  const long rows = side * side;
-  keep.push_back(lines(4 * static_cast<std::size_t>(rows + 1)));
+  // The memory suite's indexed kernel and matrix: the 5-point Laplacian of the squarest grid that
+  // fills the bytes. Moved per nonzero 12 B, per row 28 (row start, x once, y read for its write
+  // and written back).
+  const sonde::microbench::FivePointShape shape = sonde::microbench::five_point_shape(bytes);
+  const long rows = static_cast<long>(shape.rows());
+  const std::size_t nonzeros = shape.nonzeros();
+  keep.push_back(lines(4 * (shape.rows() + 1)));
   auto* row = reinterpret_cast<std::int32_t*>(keep.back().get());
-  keep.push_back(lines(4 * 5 * static_cast<std::size_t>(rows)));
+  keep.push_back(lines(4 * nonzeros));
   auto* col = reinterpret_cast<std::int32_t*>(keep.back().get());
-  double* val = doubles(5 * static_cast<std::size_t>(rows));
-  double* x = doubles(static_cast<std::size_t>(rows));
-  double* y = doubles(static_cast<std::size_t>(rows));
-  long k = 0;
-  for (long r = 0; r < side; ++r) {
-    for (long c = 0; c < side; ++c) {
-      const long i = r * side + c;
-      row[i] = static_cast<std::int32_t>(k);
-      for (const long j : {i - side, i - 1, i, i + 1, i + side}) {
-        const bool inside = (j == i - side && r > 0) || (j == i - 1 && c > 0) || j == i ||
-                            (j == i + 1 && c + 1 < side) || (j == i + side && r + 1 < side);
-        if (!inside) continue;
-        col[k] = static_cast<std::int32_t>(j);
-        val[k++] = j == i ? 4.0 : -1.0;
-      }
-    }
-  }
-  row[rows] = static_cast<std::int32_t>(k);
-  const double nonzeros = static_cast<double>(k);
+  double* val = doubles(nonzeros);
+  double* x = doubles(shape.rows());
+  double* y = doubles(shape.rows());
+  sonde::microbench::build_five_point(shape, row, col, val);
   out.push_back({"csr product (per nonzero)",
-                 (12 * nonzeros + 28.0 * static_cast<double>(rows)) / nonzeros,
+                 (12.0 * static_cast<double>(nonzeros) + 28.0 * static_cast<double>(rows)) /
+                     static_cast<double>(nonzeros),
                  [=, &sink] {
-                   csr(row, col, val, x, y, rows);
+                   sonde::microbench::csr_product_kernel(row, col, val, x, y, shape.rows());
                    sink += y[rows / 2];
                    clobber();
                  },
-                 k});
+                 static_cast<long>(nonzeros)});
 
   for (const std::size_t offset : {std::size_t{0}, std::size_t{16}}) {
     double* u = doubles(static_cast<std::size_t>(n + 2), offset);
