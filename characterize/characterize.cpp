@@ -2,11 +2,14 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <map>
+#include <optional>
 
+#include "characterize/drift.hpp"
 #include "characterize/run_plan.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -254,6 +257,12 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Between parts the machine is probed (drift.hpp) at most this far apart, and around every memory
+// bandwidth part, whose DRAM figures the probes bracket.
+constexpr double kDriftProbeEvery = 60;
+
+bool bandwidth_part(const std::string& key) { return key.starts_with("memory-bandwidth-t"); }
+
 }  // namespace
 
 CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelection selection,
@@ -476,6 +485,36 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
     }
   }
 
+  // The machine's drift while it is measured: probed where the memory suite runs (the DRAM
+  // figures it widens come from it), not for a simulated cluster's MPI suite alone. A quick run
+  // probes at its start and end only.
+  const bool probe_drift = std::any_of(suites.begin(), suites.end(),
+                                       [](const SuiteRun& run) { return run.suite == "memory"; });
+  const std::filesystem::path drift_path = drift_log_path(outcome.run_folder);
+  const ProbeSizes drift_sizes{
+      drift_triad_bytes(plan.sizing.dram_side_last_level_bytes(topology), plan.sizing.usable.bytes),
+      0, 64};
+  std::optional<std::chrono::steady_clock::time_point> last_drift_probe;
+  std::string last_part;
+  const auto probe_machine_drift = [&](const std::string& before) {
+    DriftProbe probe;
+    probe.seconds =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    probe.utc = utc_timestamp();
+    probe.after = last_part;
+    probe.before = before;
+    try {
+      probe.samples = probe_machine(drift_sizes);
+    } catch (const std::exception& e) {
+      // A probe that cannot bind or allocate costs the profile its drift, not the run.
+      fmt::print(stderr, "sonde: warning: the drift probe failed ({}); the run goes on\n",
+                 e.what());
+      return;
+    }
+    append_drift_log(drift_path, probe);
+    last_drift_probe = std::chrono::steady_clock::now();
+  };
+
   // Progress for the whole run: what is left, scaled by how the estimate has held so far.
   double left = 0;
   for (const auto& [suite, part] : parts) left += estimates[suite->suite + "-" + part];
@@ -502,6 +541,11 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
     fmt::print(stderr, "sonde: [{}/{}] {} {} (~{}); {} elapsed, about {} left\n", i + 1,
                parts.size(), suite.suite, part, format_duration(estimate),
                format_duration(seconds_since(started)), format_duration(left * pace));
+    if (probe_drift &&
+        (!last_drift_probe || (!quick && (bandwidth_part(key) || bandwidth_part(last_part) ||
+                                          seconds_since(*last_drift_probe) >= kDriftProbeEvery)))) {
+      probe_machine_drift(key);
+    }
     const auto part_start = std::chrono::steady_clock::now();
     // A run continued (--resume, or the same --run-id) keeps what an interrupted part finished.
     const ChildExit exit = run_part(folder, suite, part, file, outcome.run_folder, resuming);
@@ -585,7 +629,9 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
     }
     manifest["timing"][key] = timing;
     write_file_atomically(manifest_path, manifest.dump(2) + "\n");
+    last_part = key;
   }
+  if (probe_drift && last_drift_probe) probe_machine_drift("");
   if (!failed.empty()) {
     throw io_error("sonde characterize",
                    fmt::format("parts failed: {}; the other parts are kept in {}; --resume runs "

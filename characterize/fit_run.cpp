@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "characterize/characterize.hpp"
+#include "characterize/drift.hpp"
 #include "characterize/suite_summaries.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -63,7 +64,10 @@ std::filesystem::path fit_run(const FitRunOptions& options, std::ostream& log) {
   const std::filesystem::path output = options.output.empty()
                                            ? std::filesystem::path("machines") / (machine + ".yaml")
                                            : std::filesystem::path(options.output);
-  const profile::Profile profile = fit::build_profile(run, machine, run_folder);
+  profile::Profile profile = fit::build_profile(run, machine, run_folder);
+  for (const std::string& line :
+       widen_for_drift(profile, read_drift_log(drift_log_path(run_folder))))
+    log << fmt::format("drift: {}\n", line);
   profile::write_profile(profile, output);
   log << fmt::format("profile: {}\n", output.string());
   const std::filesystem::path plot_folder =
@@ -159,6 +163,8 @@ int characterize_command(CharacterizeCommand command, std::ostream& out, std::os
     out << "\nSizing\n";
     for (const std::string& note : sizing.notes) out << "  " << note << "\n";
   }
+  const std::string drift = format_drift(read_drift_log(drift_log_path(outcome.run_folder)));
+  if (!drift.empty()) out << "\n" << drift;
   out << fmt::format("\nRaw results: {} ({} parts measured now, {} kept from before)\n",
                      outcome.run_folder.string(), outcome.parts_measured, outcome.parts_kept);
   const std::string machine = outcome.run_folder.parent_path().filename();

@@ -188,7 +188,7 @@ nlohmann::json records_json(const std::vector<Record>& records, bool complete,
 // Error naming the command, its exit status and its last lines of output; an interrupt is an
 // interrupted Error; in both, the points measured before stay in the files and the table.
 // With a `probe`, the machine is probed just before and just after each point's runs, and the
-// record holds both samples, with notes where they lie outside the profile's intervals.
+// record holds both samples, with notes where they lie 5% or more off the profile's values.
 int check_command(const CheckOptions& options, std::ostream& out, std::ostream& log,
                   const Runner& runner, const Probe& probe = {});
 

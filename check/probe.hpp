@@ -3,8 +3,8 @@
 // GB/s during a characterization and at 40 GB/s half an hour later on the same guest), so a
 // prediction's error can be the machine's drift as well as the model's. `sonde check` times a
 // one-thread DRAM triad and the kernel library's dependent add just before and just after each
-// point's runs, records them, and notes where they lie outside the profile's intervals. The probe
-// runs where `sonde check` runs: under a cluster's launcher that may be another node than the
+// point's runs, records them, and notes where they lie 5% or more off the profile's values. The
+// probe runs where `sonde check` runs: under a cluster's launcher that may be another node than the
 // program's. It runs on each core in turn (up to 8, spread over the node): the two vCPUs of a
 // guest differed by 30% in DRAM bandwidth at one moment, and which was the slower changed. Then on
 // all of those cores at once: the bandwidth two processes share moved from 32 to 49 GB/s within
@@ -16,48 +16,18 @@
 #include <string>
 #include <vector>
 
+#include "microbench/machine_probe.hpp"
 #include "profile/profile.hpp"
 
 namespace sonde::check {
 
-// One probe of the machine: on one core (threads 1), or on every probed core at once (threads
-// > 1; a program of several processes on the node shares its memory as they do, and a guest's
-// node-wide bandwidth moved by half within minutes while each core alone did not).
-struct MachineSample {
-  unsigned core = 0;                       // hwloc's logical index (with threads > 1: the first)
-  unsigned threads = 1;                    // how many cores ran the triad at once
-  std::string when;                        // "before" or "after" the runs
-  double dram_triad_bytes_per_second = 0;  // all threads together, STREAM's count (24 B an element)
-  double add_latency_seconds = 0;          // one step of a dependent chain of adds; 0: not timed
-  // A dependent load of a random chase (one line each, base pages) over chase_bytes, as the memory
-  // suite's; 0: not timed (one core alone only). Memory latency drifts as bandwidth does: a
-  // program of random updates took 170 and 228 ns an update on one guest within an hour.
-  double dram_chase_seconds = 0;
-  std::uint64_t chase_bytes = 0;
-};
-
-// How large the probe's buffers are: the triad's three arrays together, and the random chase's
-// (0: no chase).
-struct ProbeSizes {
-  std::uint64_t triad_bytes = 0;
-  std::uint64_t chase_bytes = 0;
-  unsigned line_bytes = 64;  // the chase's step: one load a line, as the memory suite's
-};
-
-// Probes one core (the calling thread, as it is bound), the triad over three arrays of
-// `triad_bytes` together (about a quarter of a second at 30 GB/s and 192 MiB), the add chain, and
-// with chase_bytes a random chase over them (five runs of 2^16 loads, about 60 ms in DRAM).
-MachineSample probe_core(const ProbeSizes& sizes);
-
-// The triad on several cores at once, a thread bound to each, the `triad_bytes` shared among
-// them: the rate of all together over five sweeps that start together (each sweep's time from the
-// first start to the last end), their median. No add chain (add_latency_seconds 0).
-MachineSample probe_cores_at_once(const std::vector<unsigned>& cores, std::uint64_t triad_bytes);
-
-// Probes the machine: each of up to 8 cores spread over it (all of them on a machine of 8 or
-// fewer), one after another, from a thread bound to it, then (with two or more) all of them at
-// once; the calling thread stays where it is.
-std::vector<MachineSample> probe_machine(const ProbeSizes& sizes);
+// The samples and the probing itself live in microbench/machine_probe.hpp: `sonde characterize`
+// probes the machine the same way between its parts.
+using microbench::MachineSample;
+using microbench::probe_core;
+using microbench::probe_cores_at_once;
+using microbench::probe_machine;
+using microbench::ProbeSizes;
 
 // How the probe is taken: probe_machine, or a stand-in in tests.
 using Probe = std::function<std::vector<MachineSample>(const ProbeSizes& sizes)>;
@@ -88,8 +58,9 @@ std::uint64_t memory_available();
 const profile::Quantity* profile_dram_triad(const profile::Profile& target, unsigned threads = 1);
 const profile::Quantity* profile_add_latency(const profile::Profile& target);
 
-// A note for each of the two whose samples lie outside the profile's interval (or its value, where
-// it has none) with one of them 5% or more faster or slower than the profile's value: "machine
+// A note for each of the two with a sample 5% or more faster or slower than the profile's value,
+// inside its interval or not (one widened to the drift of its characterization holds the machine's
+// other states, which still explain an E): "machine
 // now: DRAM triad (1 thread) 39.0 GB/s .. 41.0 GB/s, the profile's 27.1 GB/s [25.4 GB/s .. 31.6
 // GB/s]: 1.48 times as fast on average". The samples of k cores at once are set against the
 // profile's triad/k the same way ("DRAM triad (2 threads at once)"); the add latency against the

@@ -164,13 +164,13 @@ std::vector<ResultFile> read_result_folder(const std::filesystem::path& folder) 
   std::vector<std::filesystem::path> paths;
   for (const auto& entry : std::filesystem::directory_iterator(folder)) {
     const auto& path = entry.path();
-    // Not results: the run's manifest, its sizing, parts set aside because they failed, and what
-    // an interrupted part had measured (kept for --resume).
+    // Not results: the run's manifest, its sizing, its drift probes, parts set aside because they
+    // failed, and what an interrupted part had measured (kept for --resume).
     const std::string name = path.filename().string();
     const bool set_aside = (name.size() > 12 && name.ends_with(".failed.json")) ||
                            (name.size() > 16 && name.ends_with(".unfinished.json"));
     if (entry.is_regular_file() && path.extension() == ".json" && name != "run.json" &&
-        !name.starts_with("sizing") && !set_aside) {
+        name != "drift.json" && !name.starts_with("sizing") && !set_aside) {
       paths.push_back(path);
     }
   }

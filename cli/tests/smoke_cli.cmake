@@ -46,6 +46,14 @@ string(JSON complete GET "${manifest}" complete)
 if(NOT complete)
   message(FATAL_ERROR "the run manifest is not marked complete")
 endif()
+# The machine was probed at the run's start and end (a quick run probes no more), into drift.json,
+# and the summary shows the probes.
+file(READ ${WORK}/results/smoke/first/drift.json drift)
+string(JSON probes LENGTH "${drift}" probes)
+string(JSON last_after GET "${drift}" probes 1 after)
+if(NOT probes EQUAL 2 OR NOT last_after MATCHES "^[a-z]+-" OR NOT out MATCHES "the machine while it was measured")
+  message(FATAL_ERROR "expected two drift probes, the last after a part, and their table:\n${drift}\n${out}")
+endif()
 
 # The run was fitted into a profile with its plots; the profile validates, shows, compares, and
 # `sonde fit` on the same results writes the same file.
@@ -90,6 +98,11 @@ endif()
 run_ok(${SONDE} characterize ${common} --run-id first)
 if(NOT err MATCHES "kept from before" OR err MATCHES "memory.latency")
   message(FATAL_ERROR "rerunning a finished run measured again:\n${err}")
+endif()
+file(READ ${WORK}/results/smoke/first/drift.json drift)
+string(JSON probes LENGTH "${drift}" probes)
+if(NOT probes EQUAL 2)
+  message(FATAL_ERROR "a run with every part kept probed the machine again:\n${drift}")
 endif()
 
 # Interrupt a run for real, and resume it. The interrupt is not left to a clock: a shell starts

@@ -1,0 +1,61 @@
+// How far the machine wandered while `sonde characterize` measured it. A shared VM's memory
+// bandwidth is not one figure: on a 2-core guest the bandwidth its two cores share read 48, 83
+// and 53 GB/s in three characterizations on one day, and moved between the two within a
+// minute while programs were checked against the profile. A plateau measured over a few seconds
+// then carries an interval of a few percent that says nothing of that. So the run probes the
+// machine (microbench/machine_probe.hpp: a DRAM triad on each core, then on all of them at once,
+// and the dependent add) at its start, around each memory bandwidth part and every minute between
+// the others, into drift.json beside the results; the fit widens the intervals of the memory's
+// bandwidths to what the probes saw, and says so in each figure's note.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "microbench/machine_probe.hpp"
+#include "profile/profile.hpp"
+
+namespace sonde::characterize {
+
+// One probe of the machine during a run.
+struct DriftProbe {
+  double seconds = 0;  // since the Unix epoch: a resumed run's probes follow its first ones
+  std::string utc;     // when it was taken
+  std::string after;   // the part just finished, "memory-bandwidth-t1" ("" first in an invocation)
+  std::string before;  // the part about to run ("" at the end)
+  std::vector<microbench::MachineSample> samples;
+};
+
+// The run's drift log, drift.json in its folder.
+std::filesystem::path drift_log_path(const std::filesystem::path& run_folder);
+
+// The probes recorded so far; none where there is no log. A malformed log is an input Error
+// naming the file and the field.
+std::vector<DriftProbe> read_drift_log(const std::filesystem::path& path);
+
+// Adds a probe to the log, rewriting it atomically (a resumed run adds to what it had).
+void append_drift_log(const std::filesystem::path& path, const DriftProbe& probe);
+
+// The triad's size for a run: 8 times the largest cache level `largest_cache_bytes`, at least 192
+// MiB and at most 2 GiB, never more than an eighth of `usable_bytes` (as check/probe.hpp sizes it
+// from a profile).
+std::uint64_t drift_triad_bytes(std::uint64_t largest_cache_bytes, std::uint64_t usable_bytes);
+
+// Widens the intervals of the last memory level's bandwidths (`<kernel>/<q>`) to the drift the
+// probes saw with as many threads (one core at a time for q = 1, all probed cores at once for q >
+// 1). The figure was measured with the machine in one state: that of the probe beside its part
+// (memory-bandwidth-t<q>, just before or just after) nearest the level's own triad/q (the probe's
+// kernel), or where there is no triad/q, either of those probes. Had the machine been in its
+// slowest or fastest state the probes saw, the figure would have read value x slowest / state ..
+// value x fastest / state. The value stays what was measured. Nothing changes with fewer than two
+// probes, or where the interval already holds the range. Returns a line for each thread count
+// widened.
+std::vector<std::string> widen_for_drift(profile::Profile& profile,
+                                         const std::vector<DriftProbe>& probes);
+
+// The probes as a short table for the console: each probe's time, the part it followed, the
+// one-core triads, the all-cores triad and the add latency.
+std::string format_drift(const std::vector<DriftProbe>& probes);
+
+}  // namespace sonde::characterize

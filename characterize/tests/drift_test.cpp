@@ -1,0 +1,193 @@
+#include "characterize/drift.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+
+namespace sonde::characterize {
+namespace {
+
+using microbench::MachineSample;
+
+constexpr double GB = 1e9;
+
+// A probe of a 2-core machine: each core alone, then both at once.
+DriftProbe probe(double seconds, const std::string& after, const std::string& before, double core0,
+                 double core1, double both) {
+  DriftProbe p;
+  p.seconds = seconds;
+  p.utc = "2026-11-26T14:00:00Z";
+  p.after = after;
+  p.before = before;
+  p.samples = {MachineSample{0, 1, "", core0 * GB, 0.48e-9, 0, 0},
+               MachineSample{1, 1, "", core1 * GB, 0.47e-9, 0, 0},
+               MachineSample{0, 2, "", both * GB, 0, 0, 0}};
+  return p;
+}
+
+profile::Quantity rate(double gb, double low, double high) {
+  profile::Quantity q;
+  q.value = gb * GB;
+  q.unit = "B/s";
+  q.interval = profile::Interval{low * GB, high * GB, 1};
+  q.note = "triad/2 (kernel/threads): median over 5 working sets on the plateau";
+  return q;
+}
+
+profile::Profile two_level_profile() {
+  profile::Profile p;
+  profile::MemoryLevel l1;
+  l1.name = "L1d";
+  l1.bandwidth["triad/2"] = rate(900, 880, 920);
+  profile::MemoryLevel dram;
+  dram.name = "DRAM";
+  dram.bandwidth["triad/1"] = rate(45, 44, 46);
+  dram.bandwidth["copy/2"] = rate(50, 49.5, 50.5);
+  dram.bandwidth["triad/2"] = rate(53, 52.5, 54);
+  p.memory = {l1, dram};
+  return p;
+}
+
+// The two-thread triad was measured at 53 GB/s while the probes around its part saw both cores
+// together at 50 and 52: it ran as the machine was at 52. Over the run the probes read 48 .. 83.
+// Had the part run in the fastest state it would have read 53 x 83 / 52, in the slowest 53 x 48
+// / 52.
+TEST(Drift, WidensTheMemorysBandwidthsToWhatTheProbesSawAroundTheirPart) {
+  const std::vector<DriftProbe> probes = {
+      probe(1000, "", "memory-latency-random-base", 40, 42, 83),
+      probe(1100, "memory-latency-random-loaded", "memory-bandwidth-t1", 44, 45, 80),
+      probe(1230, "memory-bandwidth-t1", "memory-bandwidth-t2", 43, 41, 52),
+      probe(1360, "memory-bandwidth-t2", "contention-qsm", 42, 42, 50),
+      probe(1500, "mpi-collectives", "", 39, 44, 48)};
+  profile::Profile p = two_level_profile();
+  const std::vector<std::string> lines = widen_for_drift(p, probes);
+  ASSERT_EQ(lines.size(), 2u);
+  const auto& dram = p.memory.back().bandwidth;
+  const profile::Quantity& triad2 = dram.at("triad/2");
+  EXPECT_DOUBLE_EQ(triad2.value, 53 * GB);  // the value stays what was measured
+  EXPECT_NEAR(triad2.interval->low, 53 * GB * 48 / 52, 1);
+  EXPECT_NEAR(triad2.interval->high, 53 * GB * 83 / 52, 1);
+  EXPECT_NE(triad2.note.find("median over 5 working sets"), std::string::npos);
+  EXPECT_NE(triad2.note.find("interval widened to the machine's drift (derived)"),
+            std::string::npos);
+  EXPECT_NE(triad2.note.find("48.0 .. 83.0 GB/s; the part's triad read 53.0 GB/s, the probe "
+                             "beside it nearest that 52.0"),
+            std::string::npos)
+      << triad2.note;
+  // Every kernel with two threads moves with the same probes, from the state the triad placed.
+  EXPECT_NEAR(dram.at("copy/2").interval->high, 50 * GB * 83 / 52, 1);
+  // One thread: each core alone, 39 .. 45 over the run, 41 .. 45 around bandwidth-t1; the triad
+  // (45) ran as the machine was at 45, the fastest it was: the interval widens downwards only.
+  const profile::Quantity& triad1 = dram.at("triad/1");
+  EXPECT_NEAR(triad1.interval->low, 45 * GB * 39 / 45, 1);
+  EXPECT_NEAR(triad1.interval->high, 46 * GB, 1);
+  // The caches are not the probes' business.
+  EXPECT_DOUBLE_EQ(p.memory.front().bandwidth.at("triad/2").interval->high, 920 * GB);
+  EXPECT_NE(lines[1].find("DRAM bandwidths with 2 threads: intervals widened to 0.92 .. 1.60"),
+            std::string::npos)
+      << lines[1];
+}
+
+TEST(Drift, LeavesTheProfileAloneWithOneProbeOrAnIntervalThatHoldsTheDrift) {
+  profile::Profile p = two_level_profile();
+  const profile::Profile before = p;
+  EXPECT_TRUE(widen_for_drift(p, {probe(1000, "", "memory-bandwidth-t1", 40, 42, 83)}).empty());
+  EXPECT_EQ(p, before);
+  // Probes within the measured spread change nothing.
+  const std::vector<DriftProbe> steady = {probe(1000, "", "memory-bandwidth-t2", 45, 45, 53),
+                                          probe(1100, "memory-bandwidth-t2", "", 45, 45, 53.2)};
+  EXPECT_TRUE(widen_for_drift(p, steady).empty());
+  EXPECT_EQ(p, before);
+}
+
+// Probes from a run whose bandwidth parts were never bracketed (a resumed run that kept them):
+// the state is the run's probe nearest the triad; without a triad, either end of the run's.
+TEST(Drift, WithoutProbesAroundThePartTakesTheWholeRun) {
+  const std::vector<DriftProbe> probes = {probe(1000, "", "contention-qsm", 40, 40, 60),
+                                          probe(1100, "contention-qsm", "", 40, 40, 75)};
+  profile::Profile p = two_level_profile();
+  widen_for_drift(p, probes);
+  const profile::Quantity& triad2 = p.memory.back().bandwidth.at("triad/2");
+  EXPECT_NEAR(triad2.interval->low, 52.5 * GB, 1);  // 53 x 60 / 60 is inside
+  EXPECT_NEAR(triad2.interval->high, 53 * GB * 75 / 60, 1);
+  profile::Profile no_triad = two_level_profile();
+  no_triad.memory.back().bandwidth.erase("triad/2");
+  widen_for_drift(no_triad, probes);
+  const profile::Quantity& copy2 = no_triad.memory.back().bandwidth.at("copy/2");
+  EXPECT_NEAR(copy2.interval->low, 50 * GB * 60 / 75, 1);
+  EXPECT_NEAR(copy2.interval->high, 50 * GB * 75 / 60, 1);
+  EXPECT_NE(copy2.note.find("60.0 .. 75.0 GB/s around its part"), std::string::npos) << copy2.note;
+}
+
+class DriftLog : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    folder_ = std::filesystem::temp_directory_path() /
+              ("sonde-drift-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+               "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(folder_);
+    std::filesystem::create_directories(folder_);
+  }
+  void TearDown() override { std::filesystem::remove_all(folder_); }
+  void write(const std::string& text) { std::ofstream(drift_log_path(folder_)) << text; }
+  std::filesystem::path folder_;
+};
+
+TEST_F(DriftLog, RoundTripsAndAppends) {
+  const std::filesystem::path path = drift_log_path(folder_);
+  EXPECT_TRUE(read_drift_log(path).empty());  // no log yet: no probes
+  append_drift_log(path, probe(1000.5, "", "memory-bandwidth-t1", 40, 42, 83));
+  append_drift_log(path, probe(1100, "memory-bandwidth-t1", "", 44, 45, 80));
+  const std::vector<DriftProbe> probes = read_drift_log(path);
+  ASSERT_EQ(probes.size(), 2u);
+  EXPECT_DOUBLE_EQ(probes[0].seconds, 1000.5);
+  EXPECT_EQ(probes[1].after, "memory-bandwidth-t1");
+  ASSERT_EQ(probes[1].samples.size(), 3u);
+  EXPECT_EQ(probes[1].samples[2].threads, 2u);
+  EXPECT_DOUBLE_EQ(probes[1].samples[2].dram_triad_bytes_per_second, 80 * GB);
+  EXPECT_DOUBLE_EQ(probes[0].samples[1].add_latency_seconds, 0.47e-9);
+  const std::string table = format_drift(probes);
+  EXPECT_NE(table.find("after memory-bandwidth-t1"), std::string::npos) << table;
+  EXPECT_NE(table.find("core 0 44.0, core 1 45.0; 2 at once 80.0"), std::string::npos) << table;
+}
+
+TEST_F(DriftLog, NamesTheFieldThatIsWrong) {
+  const auto error_of = [&](const std::string& text) {
+    write(text);
+    try {
+      read_drift_log(drift_log_path(folder_));
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_of("{\"probes\": [").find("drift.json: not JSON"), std::string::npos);
+  EXPECT_NE(error_of("[]").find("an array 'probes'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"probes": [{"seconds": 1, "utc": "x", "after": "", "before": ""}]})")
+                .find("probes[0].samples: missing"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"probes": [{"seconds": 1, "utc": "x", "after": "", "before": "",
+               "samples": [{"core": -1, "threads": 1, "dram_triad_bytes_per_second": 1,
+                            "add_latency_seconds": 0}]}]})")
+                .find("probes[0].samples[0].core: missing or not a whole number >= 0"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"probes": [{"seconds": 1, "utc": "x", "after": "", "before": "",
+               "samples": [{"core": 0, "threads": 1, "dram_triad_bytes_per_second": -5,
+                            "add_latency_seconds": 0}]}]})")
+                .find("probes[0].samples[0]: expected threads >= 1"),
+            std::string::npos);
+}
+
+TEST(Drift, SizesTheTriadBeyondTheCachesWithinTheMemory) {
+  constexpr std::uint64_t MiB = 1u << 20;
+  EXPECT_EQ(drift_triad_bytes(32 * MiB, 22000 * MiB), 256 * MiB);
+  EXPECT_EQ(drift_triad_bytes(1 * MiB, 22000 * MiB), 192 * MiB);      // STREAM's floor
+  EXPECT_EQ(drift_triad_bytes(1024 * MiB, 64000 * MiB), 2048 * MiB);  // at most 2 GiB
+  EXPECT_EQ(drift_triad_bytes(32 * MiB, 800 * MiB), 100 * MiB);       // an eighth of the memory
+}
+
+}  // namespace
+}  // namespace sonde::characterize

@@ -1,0 +1,56 @@
+// What the machine's memory and clock do at one moment: a one-thread DRAM triad on each core, the
+// kernel library's dependent add, a random chase, and the triad on all of those cores at once.
+// `sonde check` probes just before and just after each point's runs; `sonde characterize` probes
+// every minute or so between its parts, so that the profile says how far the machine wandered
+// while it was being measured. A shared VM's memory bandwidth and clock move by tens of percent
+// over minutes (a one-thread DRAM triad of 190 MB ran at 26.7 GB/s during a characterization and
+// at 40 GB/s half an hour later on the same guest; the bandwidth two cores share moved from 48 to
+// 83 GB/s and back within minutes on another).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sonde::microbench {
+
+// One probe of the machine: on one core (threads 1), or on every probed core at once (threads
+// > 1; a program of several processes on the node shares its memory as they do, and a guest's
+// node-wide bandwidth moved by half within minutes while each core alone did not).
+struct MachineSample {
+  unsigned core = 0;                       // hwloc's logical index (with threads > 1: the first)
+  unsigned threads = 1;                    // how many cores ran the triad at once
+  std::string when;                        // "before" or "after" the runs
+  double dram_triad_bytes_per_second = 0;  // all threads together, STREAM's count (24 B an element)
+  double add_latency_seconds = 0;          // one step of a dependent chain of adds; 0: not timed
+  // A dependent load of a random chase (one line each, base pages) over chase_bytes, as the memory
+  // suite's; 0: not timed (one core alone only). Memory latency drifts as bandwidth does: a
+  // program of random updates took 170 and 228 ns an update on one guest within an hour.
+  double dram_chase_seconds = 0;
+  std::uint64_t chase_bytes = 0;
+};
+
+// How large the probe's buffers are: the triad's three arrays together, and the random chase's
+// (0: no chase).
+struct ProbeSizes {
+  std::uint64_t triad_bytes = 0;
+  std::uint64_t chase_bytes = 0;
+  unsigned line_bytes = 64;  // the chase's step: one load a line, as the memory suite's
+};
+
+// Probes one core (the calling thread, as it is bound), the triad over three arrays of
+// `triad_bytes` together (about a quarter of a second at 30 GB/s and 192 MiB), the add chain, and
+// with chase_bytes a random chase over them (five runs of 2^16 loads, about 60 ms in DRAM).
+MachineSample probe_core(const ProbeSizes& sizes);
+
+// The triad on several cores at once, a thread bound to each, the `triad_bytes` shared among
+// them: the rate of all together over five sweeps that start together (each sweep's time from the
+// first start to the last end), their median. No add chain (add_latency_seconds 0).
+MachineSample probe_cores_at_once(const std::vector<unsigned>& cores, std::uint64_t triad_bytes);
+
+// Probes the machine: each of up to 8 cores spread over it (all of them on a machine of 8 or
+// fewer), one after another, from a thread bound to it, then (with two or more) all of them at
+// once; the calling thread stays where it is.
+std::vector<MachineSample> probe_machine(const ProbeSizes& sizes);
+
+}  // namespace sonde::microbench
