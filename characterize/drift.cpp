@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <type_traits>
 
 #include "characterize/run_plan.hpp"
@@ -78,6 +79,16 @@ std::vector<double> triads(const std::vector<DriftProbe>& probes, unsigned threa
   return rates;
 }
 
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// A state this far from the run's median moves the figure to it; nearer, the figure is kept as
+// measured (repetitions seconds apart differ by a few percent anyway).
+constexpr double kWorthScaling = 0.05;
+
 }  // namespace
 
 std::filesystem::path drift_log_path(const std::filesystem::path& run_folder) {
@@ -145,70 +156,149 @@ std::uint64_t drift_triad_bytes(std::uint64_t largest_cache_bytes, std::uint64_t
   return std::min(wanted, room);
 }
 
-std::vector<std::string> widen_for_drift(profile::Profile& profile,
-                                         const std::vector<DriftProbe>& probes) {
+namespace {
+
+// What the probes say of the machine for a thread count's part.
+struct PartState {
+  unsigned threads = 1;             // the probe's samples taken: 1 core, or `most at once`
+  double slowest = 0, fastest = 0;  // over the run
+  double state = 0;  // the machine's as the part measured (geometric mean of a range)
+  double state_low = 0, state_high = 0;
+  double typical = 0;  // the probes' median: the state most of the run
+  std::string said;    // what the probes read, for the notes
+  double scale() const { return typical / state; }
+  bool moved() const { return std::abs(scale() - 1) >= kWorthScaling; }
+};
+
+std::optional<PartState> part_state(const std::vector<DriftProbe>& probes,
+                                    const std::map<std::string, profile::Quantity>& as_measured,
+                                    int q, unsigned most_at_once) {
+  PartState p;
+  p.threads = q == 1 ? 1 : most_at_once;
+  const std::vector<double> all = triads(probes, p.threads);
+  if (all.size() < 2) return std::nullopt;
+  std::vector<double> around = triads(probes, p.threads, fmt::format("memory-bandwidth-t{}", q));
+  if (around.empty()) around = all;  // no probe next to its part: the whole run's probes
+  p.slowest = *std::min_element(all.begin(), all.end());
+  p.fastest = *std::max_element(all.begin(), all.end());
+  p.typical = median_of(all);
+  // The state the part measured in: where the level's own triad with q threads (the probe's
+  // kernel) is, the probe beside the part nearest it; without it, either end of theirs.
+  p.state_low = *std::min_element(around.begin(), around.end());
+  p.state_high = *std::max_element(around.begin(), around.end());
+  std::string state =
+      fmt::format("{} .. {} GB/s around its part", rate_text(p.state_low), rate_text(p.state_high));
+  const auto triad = as_measured.find(fmt::format("triad/{}", q));
+  if (triad != as_measured.end() && triad->second.value > 0) {
+    const double measured = triad->second.value;
+    p.state_low = p.state_high =
+        *std::min_element(around.begin(), around.end(), [&](double a, double b) {
+          return std::abs(std::log(a / measured)) < std::abs(std::log(b / measured));
+        });
+    state = fmt::format("the part's triad read {} GB/s, the probe beside it nearest that {}",
+                        rate_text(measured), rate_text(p.state_low));
+  }
+  p.state = std::sqrt(p.state_low * p.state_high);
+  const std::string probed = p.threads == 1
+                                 ? std::string("one core at a time")
+                                 : fmt::format("{} cores at once{}", p.threads,
+                                               static_cast<unsigned>(q) == p.threads
+                                                   ? ""
+                                                   : fmt::format(", standing in for {}", q));
+  p.said = fmt::format(
+      "the run's {} probes over {} read the DRAM triad ({}) at {} .. {} GB/s, "
+      "median {}; {}",
+      probes.size(), format_duration(probes.back().seconds - probes.front().seconds), probed,
+      rate_text(p.slowest), rate_text(p.fastest), rate_text(p.typical), state);
+  return p;
+}
+
+}  // namespace
+
+std::vector<std::string> account_for_drift(profile::Profile& profile,
+                                           const std::vector<DriftProbe>& probes) {
   std::vector<std::string> lines;
   if (profile.memory.empty() || probes.size() < 2) return lines;
   unsigned most_at_once = 0;
   for (const DriftProbe& probe : probes) {
     for (const MachineSample& s : probe.samples) most_at_once = std::max(most_at_once, s.threads);
   }
-  const double span = probes.back().seconds - probes.front().seconds;
-  std::map<int, std::string> widened;  // by thread count: the line that says so
-  for (auto& [key, quantity] : profile.memory.back().bandwidth) {
-    const int q = profile::bandwidth_threads(key);
-    if (q <= 0 || !(quantity.value > 0) || (q > 1 && most_at_once < 2)) continue;
-    // One core alone for one thread; the most cores the probe ran at once for more (with fewer
-    // or more threads than that, the note says so).
-    const unsigned threads = q == 1 ? 1 : most_at_once;
-    const std::vector<double> all = triads(probes, threads);
-    if (all.size() < 2) continue;
-    std::vector<double> around = triads(probes, threads, fmt::format("memory-bandwidth-t{}", q));
-    if (around.empty()) around = all;  // no probe next to its part: the whole run's probes
-    const auto [slowest, fastest] = std::minmax_element(all.begin(), all.end());
-    // The state the part measured in: where the level's own triad with q threads (the probe's
-    // kernel) is, the probe beside the part nearest it; without it, either end of theirs.
-    double state_low = *std::min_element(around.begin(), around.end());
-    double state_high = *std::max_element(around.begin(), around.end());
-    std::string state =
-        fmt::format("{} .. {} GB/s around its part", rate_text(state_low), rate_text(state_high));
-    const auto triad = profile.memory.back().bandwidth.find(fmt::format("triad/{}", q));
-    if (triad != profile.memory.back().bandwidth.end() && triad->second.value > 0) {
-      const double measured = triad->second.value;
-      const double nearest =
-          *std::min_element(around.begin(), around.end(), [&](double a, double b) {
-            return std::abs(std::log(a / measured)) < std::abs(std::log(b / measured));
-          });
-      state_low = state_high = nearest;
-      state = fmt::format("the part's triad read {} GB/s, the probe beside it nearest that {}",
-                          rate_text(measured), rate_text(nearest));
+  auto& bandwidth = profile.memory.back().bandwidth;
+  // The figures as measured: a triad/q moved below still tells its thread count's state.
+  const std::map<std::string, profile::Quantity> as_measured = bandwidth;
+  std::map<int, std::optional<PartState>> states;
+  std::map<int, std::vector<std::string>> changed;  // by thread count: the kernels changed
+  // One thread first: a figure with q threads is bounded by q times the same kernel's one.
+  for (const bool one_thread : {true, false}) {
+    for (auto& [key, quantity] : bandwidth) {
+      const int q = profile::bandwidth_threads(key);
+      if (q <= 0 || (q == 1) != one_thread || !(quantity.value > 0) ||
+          (q > 1 && most_at_once < 2)) {
+        continue;
+      }
+      if (!states.count(q)) states[q] = part_state(probes, as_measured, q, most_at_once);
+      if (!states[q]) continue;
+      const PartState& p = *states[q];
+      const double measured = quantity.value;
+      const double low = measured * p.slowest / p.state_high;
+      const double high = measured * p.fastest / p.state_low;
+      // Moved to the run's median state. With several threads, kernels other than the probe's
+      // move with it only as far as the node's memory bounds them. On the Zen 5 guest, in the
+      // fast state every kernel's two-thread figure was about twice its one-thread figure (bound
+      // by each core); in the slow state read, copy and triad fell to 45 to 53 GB/s, near the
+      // triad's figure, and the indexed kernel (37 GB/s) did not move. So in a faster median
+      // state a figure rises at most to q times the same kernel's one-thread figure; in a slower
+      // one it falls by the state's ratio at most, and only as far as it lies above the triad's
+      // figure in that state.
+      double moved = measured;
+      std::string bound;
+      if (p.moved()) {
+        moved = measured * p.scale();
+        const auto one = bandwidth.find(profile::bandwidth_kernel(key) + "/1");
+        const auto triad = as_measured.find(fmt::format("triad/{}", q));
+        if (q > 1 && p.scale() > 1 && one != bandwidth.end() && one->second.value > 0 &&
+            moved > q * one->second.value) {
+          moved = std::max(measured, q * one->second.value);
+          bound = fmt::format(", at most {} x its one-thread figure", q);
+        } else if (q > 1 && p.scale() < 1 && triad != as_measured.end() &&
+                   profile::bandwidth_kernel(key) != "triad") {
+          const double triad_there = triad->second.value * p.scale();
+          moved = std::min(measured, std::max(moved, triad_there));
+          bound = fmt::format(", not below the triad's {} GB/s there", rate_text(triad_there));
+        }
+      }
+      const bool is_moved = moved != measured;
+      profile::Interval interval =
+          quantity.interval.value_or(profile::Interval{measured, measured, 1});
+      if (!is_moved && low >= interval.low && high <= interval.high) continue;
+      interval.low = std::min(interval.low, low);
+      interval.high = std::max(interval.high, high);
+      interval.level = 1;  // a range of states seen, no longer a confidence level
+      quantity.interval = interval;
+      std::string note;
+      if (is_moved) {
+        quantity.value = moved;
+        quantity.origin = profile::Origin::derived;
+        note = fmt::format(
+            "value moved to the run's median state (derived): measured {} GB/s, x "
+            "{} / {} GB/s{}; ",
+            rate_text(measured), rate_text(p.typical), rate_text(p.state), bound);
+      }
+      quantity.note += fmt::format("{}{}interval widened to the machine's drift (derived): {}",
+                                   quantity.note.empty() ? "" : "; ", note, p.said);
+      changed[q].push_back(fmt::format("{} {}{}", profile::bandwidth_kernel(key),
+                                       rate_text(measured),
+                                       is_moved ? " -> " + rate_text(moved) : std::string()));
     }
-    const double low = quantity.value * *slowest / state_high;
-    const double high = quantity.value * *fastest / state_low;
-    profile::Interval interval =
-        quantity.interval.value_or(profile::Interval{quantity.value, quantity.value, 1});
-    if (low >= interval.low && high <= interval.high) continue;
-    interval.low = std::min(interval.low, low);
-    interval.high = std::max(interval.high, high);
-    interval.level = 1;  // a range of states seen, no longer a confidence level
-    quantity.interval = interval;
-    const std::string probed = threads == 1
-                                   ? std::string("one core at a time")
-                                   : fmt::format("{} cores at once{}", threads,
-                                                 static_cast<unsigned>(q) == threads
-                                                     ? ""
-                                                     : fmt::format(", standing in for {}", q));
-    const std::string said = fmt::format(
-        "the run's {} probes over {} read the DRAM triad ({}) at {} .. {} GB/s; {}", probes.size(),
-        format_duration(span), probed, rate_text(*slowest), rate_text(*fastest), state);
-    quantity.note += fmt::format("{}interval widened to the machine's drift (derived): {}",
-                                 quantity.note.empty() ? "" : "; ", said);
-    widened.emplace(
-        q, fmt::format("DRAM bandwidths with {} thread{}: intervals widened to {:.2f} "
-                       ".. {:.2f} of each figure: {}",
-                       q, q == 1 ? "" : "s", *slowest / state_high, *fastest / state_low, said));
   }
-  for (auto& [q, line] : widened) lines.push_back(std::move(line));
+  for (const auto& [q, kernels] : changed) {
+    const PartState& p = *states[q];
+    lines.push_back(
+        fmt::format("DRAM bandwidths with {} thread{} (GB/s): {}; intervals widened to "
+                    "{:.2f} .. {:.2f} of each as measured: {}",
+                    q, q == 1 ? "" : "s", fmt::join(kernels, ", "), p.slowest / p.state_high,
+                    p.fastest / p.state_low, p.said));
+  }
   return lines;
 }
 

@@ -6,7 +6,8 @@
 // machine (microbench/machine_probe.hpp: a DRAM triad on each core, then on all of them at once,
 // and the dependent add) at its start, around each memory bandwidth part and every minute between
 // the others, into drift.json beside the results; the fit widens the intervals of the memory's
-// bandwidths to what the probes saw, and says so in each figure's note.
+// bandwidths to what the probes saw, moves a figure measured in an unusual state to the run's
+// usual one, and says so in each figure's note.
 #pragma once
 
 #include <filesystem>
@@ -42,17 +43,22 @@ void append_drift_log(const std::filesystem::path& path, const DriftProbe& probe
 // from a profile).
 std::uint64_t drift_triad_bytes(std::uint64_t largest_cache_bytes, std::uint64_t usable_bytes);
 
-// Widens the intervals of the last memory level's bandwidths (`<kernel>/<q>`) to the drift the
-// probes saw with as many threads (one core at a time for q = 1, all probed cores at once for q >
-// 1). The figure was measured with the machine in one state: that of the probe beside its part
+// Accounts for the drift in the last memory level's bandwidths (`<kernel>/<q>`), with the probes
+// of as many threads (one core at a time for q = 1, all probed cores at once for q > 1). A figure
+// was measured with the machine in one state: that of the probe beside its part
 // (memory-bandwidth-t<q>, just before or just after) nearest the level's own triad/q (the probe's
-// kernel), or where there is no triad/q, either of those probes. Had the machine been in its
-// slowest or fastest state the probes saw, the figure would have read value x slowest / state ..
-// value x fastest / state. The value stays what was measured. Nothing changes with fewer than two
-// probes, or where the interval already holds the range. Returns a line for each thread count
-// widened.
-std::vector<std::string> widen_for_drift(profile::Profile& profile,
-                                         const std::vector<DriftProbe>& probes);
+// kernel), or where there is no triad/q, between those probes. Its interval widens to what it
+// would have read in the slowest and fastest states the run's probes saw: value x slowest / state
+// .. value x fastest / state. Where that state lies 5% or more from the probes' median (the state
+// the machine was in most of the run), the value moves to it and becomes derived; the note keeps
+// what was measured. One thread's figures move by median / state. With q threads, in a faster
+// median state a figure rises at most to q times the same kernel's one-thread figure (it may have
+// been bound by each core, not by the node's memory); in a slower one it falls by the ratio at
+// most and not below the triad's figure in that state. Nothing changes with fewer than two probes,
+// or where the interval already holds the range and the state was the run's own. Returns a line
+// for each thread count changed.
+std::vector<std::string> account_for_drift(profile::Profile& profile,
+                                           const std::vector<DriftProbe>& probes);
 
 // The probes as a short table for the console: each probe's time, the part it followed, the
 // one-core triads, the all-cores triad and the add latency.

@@ -66,7 +66,7 @@ std::filesystem::path fit_run(const FitRunOptions& options, std::ostream& log) {
                                            : std::filesystem::path(options.output);
   profile::Profile profile = fit::build_profile(run, machine, run_folder);
   for (const std::string& line :
-       widen_for_drift(profile, read_drift_log(drift_log_path(run_folder))))
+       account_for_drift(profile, read_drift_log(drift_log_path(run_folder))))
     log << fmt::format("drift: {}\n", line);
   profile::write_profile(profile, output);
   log << fmt::format("profile: {}\n", output.string());

@@ -63,7 +63,7 @@ TEST(Drift, WidensTheMemorysBandwidthsToWhatTheProbesSawAroundTheirPart) {
       probe(1360, "memory-bandwidth-t2", "contention-qsm", 42, 42, 50),
       probe(1500, "mpi-collectives", "", 39, 44, 48)};
   profile::Profile p = two_level_profile();
-  const std::vector<std::string> lines = widen_for_drift(p, probes);
+  const std::vector<std::string> lines = account_for_drift(p, probes);
   ASSERT_EQ(lines.size(), 2u);
   const auto& dram = p.memory.back().bandwidth;
   const profile::Quantity& triad2 = dram.at("triad/2");
@@ -73,33 +73,120 @@ TEST(Drift, WidensTheMemorysBandwidthsToWhatTheProbesSawAroundTheirPart) {
   EXPECT_NE(triad2.note.find("median over 5 working sets"), std::string::npos);
   EXPECT_NE(triad2.note.find("interval widened to the machine's drift (derived)"),
             std::string::npos);
-  EXPECT_NE(triad2.note.find("48.0 .. 83.0 GB/s; the part's triad read 53.0 GB/s, the probe "
-                             "beside it nearest that 52.0"),
+  EXPECT_NE(triad2.note.find("48.0 .. 83.0 GB/s, median 52.0; the part's triad read 53.0 GB/s, "
+                             "the probe beside it nearest that 52.0"),
             std::string::npos)
       << triad2.note;
   // Every kernel with two threads moves with the same probes, from the state the triad placed.
   EXPECT_NEAR(dram.at("copy/2").interval->high, 50 * GB * 83 / 52, 1);
-  // One thread: each core alone, 39 .. 45 over the run, 41 .. 45 around bandwidth-t1; the triad
-  // (45) ran as the machine was at 45, the fastest it was: the interval widens downwards only.
+  // The two-thread part ran in the run's median state (52 of 83, 80, 52, 50, 48): kept as
+  // measured.
+  EXPECT_EQ(triad2.origin, profile::Origin::measured);
+  // One thread: each core alone, 39 .. 45 over the run (median 42), 41 .. 45 around
+  // bandwidth-t1; the triad (45) ran as the machine was at 45, the fastest it was: the interval
+  // widens downwards only, and the value moves to the median state, 45 x 42 / 45.
   const profile::Quantity& triad1 = dram.at("triad/1");
   EXPECT_NEAR(triad1.interval->low, 45 * GB * 39 / 45, 1);
   EXPECT_NEAR(triad1.interval->high, 46 * GB, 1);
+  EXPECT_NEAR(triad1.value, 42 * GB, 1);
+  EXPECT_EQ(triad1.origin, profile::Origin::derived);
+  EXPECT_NE(triad1.note.find("value moved to the run's median state (derived): measured 45.0 "
+                             "GB/s, x 42.0 / 45.0 GB/s"),
+            std::string::npos)
+      << triad1.note;
+  EXPECT_NE(lines[0].find("DRAM bandwidths with 1 thread (GB/s): triad 45.0 -> 42.0; intervals "
+                          "widened to 0.87 .. 1.00 of each as measured"),
+            std::string::npos)
+      << lines[0];
   // The caches are not the probes' business.
   EXPECT_DOUBLE_EQ(p.memory.front().bandwidth.at("triad/2").interval->high, 920 * GB);
-  EXPECT_NE(lines[1].find("DRAM bandwidths with 2 threads: intervals widened to 0.92 .. 1.60"),
+  EXPECT_NE(lines[1].find("DRAM bandwidths with 2 threads (GB/s): copy 50.0, triad 53.0; "
+                          "intervals widened to 0.92 .. 1.60"),
             std::string::npos)
       << lines[1];
+}
+
+// The run spent most of its time fast (both cores at once 80 .. 83 GB/s) and the two-thread part
+// ran in a slow spell (the probes beside it 52 and 50; its triad 53): every two-thread figure moves
+// to the median state, 81 / 52, each from its own measurement.
+TEST(Drift, MovesAFigureMeasuredInAnUnusualStateToTheRunsMedian) {
+  const std::vector<DriftProbe> probes = {
+      probe(1000, "", "memory-bandwidth-t1", 45, 45, 83),
+      probe(1100, "memory-bandwidth-t1", "memory-bandwidth-t2", 45, 45, 52),
+      probe(1230, "memory-bandwidth-t2", "compute-peak", 45, 45, 50),
+      probe(1360, "compute-peak", "mpi-pingpong", 45, 45, 81),
+      probe(1500, "mpi-pingpong", "", 45, 45, 82)};
+  profile::Profile p = two_level_profile();
+  account_for_drift(p, probes);
+  const auto& dram = p.memory.back().bandwidth;
+  EXPECT_NEAR(dram.at("triad/2").value, 53 * GB * 81 / 52, 1);
+  EXPECT_NEAR(dram.at("copy/2").value, 50 * GB * 81 / 52, 1);  // after triad/2 in the map
+  EXPECT_EQ(dram.at("copy/2").origin, profile::Origin::derived);
+  // The interval: the measured figure in the slowest and fastest states, 53 x 50 / 52 .. 53 x 83
+  // / 52; the moved value lies inside it.
+  EXPECT_NEAR(dram.at("triad/2").interval->low, 53 * GB * 50 / 52, 1);
+  EXPECT_NEAR(dram.at("triad/2").interval->high, 53 * GB * 83 / 52, 1);
+  // Each core alone stayed at 45 all along: the one-thread figure is untouched.
+  EXPECT_DOUBLE_EQ(dram.at("triad/1").value, 45 * GB);
+  EXPECT_EQ(dram.at("triad/1").origin, profile::Origin::measured);
+  EXPECT_EQ(dram.at("triad/1").note.find("drift"), std::string::npos);
+}
+
+// A faster median state lifts a figure at most to q times its one-thread figure: the indexed
+// kernel (19 GB/s alone, 37 with two threads) was bound by each core, not by the node's memory,
+// and stays near 38 where the triad goes from 49 to 49 x 82 / 49.
+TEST(Drift, AFigureRisesNoFurtherThanQTimesItsOneThreadFigure) {
+  profile::Profile p = two_level_profile();
+  auto& dram = p.memory.back().bandwidth;
+  dram["triad/1"] = rate(42, 41.5, 42.5);
+  dram["triad/2"] = rate(49, 48.5, 49.5);
+  dram["indexed/1"] = rate(19, 18.8, 19.2);
+  dram["indexed/2"] = rate(37, 36.5, 37.5);
+  account_for_drift(p, {probe(1000, "", "memory-bandwidth-t2", 42, 42, 49),
+                        probe(1100, "memory-bandwidth-t2", "", 42, 42, 82),
+                        probe(1200, "mpi-map", "", 42, 42, 84)});
+  EXPECT_NEAR(dram.at("triad/2").value, 49 * GB * 82 / 49, 1);  // 82 < 2 x 42
+  EXPECT_NEAR(dram.at("indexed/2").value, 2 * 19 * GB, 1);
+  EXPECT_NE(dram.at("indexed/2").note.find("at most 2 x its one-thread figure"), std::string::npos)
+      << dram.at("indexed/2").note;
+  EXPECT_DOUBLE_EQ(dram.at("indexed/1").value, 19 * GB);  // each core alone never moved
+}
+
+// A slower median state: the triad falls with the probes (80 to 80 x 50.5 / 80); another kernel
+// falls by the same ratio at most (copy, 84 -> 53.0) and not below the triad's new figure (read,
+// 60 -> 50.5, not 37.9); one already below that stays (indexed, 37).
+TEST(Drift, InASlowerStateAFigureFallsNoFurtherThanTheTriad) {
+  profile::Profile p = two_level_profile();
+  auto& dram = p.memory.back().bandwidth;
+  dram["triad/2"] = rate(80, 79, 81);
+  dram["copy/2"] = rate(84, 83, 85);
+  dram["read/2"] = rate(60, 59, 61);
+  dram["indexed/2"] = rate(37, 36.5, 37.5);
+  account_for_drift(
+      p, {probe(1000, "", "memory-bandwidth-t2", 42, 42, 80),
+          probe(1100, "memory-bandwidth-t2", "", 42, 42, 49),
+          probe(1200, "mpi-map", "", 42, 42, 50), probe(1300, "mpi-collectives", "", 42, 42, 51)});
+  // The state: the probe nearest the triad's 80 (80); the median of 80, 49, 50, 51: 50.5.
+  const double ratio = 50.5 / 80;
+  EXPECT_NEAR(dram.at("triad/2").value, 80 * GB * ratio, 1);
+  EXPECT_NEAR(dram.at("copy/2").value, 84 * GB * ratio, 1);
+  EXPECT_NEAR(dram.at("read/2").value, 50.5 * GB, 1);
+  EXPECT_NE(dram.at("read/2").note.find("not below the triad's 50.5 GB/s there"), std::string::npos)
+      << dram.at("read/2").note;
+  EXPECT_DOUBLE_EQ(dram.at("indexed/2").value, 37 * GB);
+  EXPECT_EQ(dram.at("indexed/2").origin, profile::Origin::measured);
+  EXPECT_NEAR(dram.at("indexed/2").interval->low, 37 * GB * 49 / 80, 1);  // its range still widens
 }
 
 TEST(Drift, LeavesTheProfileAloneWithOneProbeOrAnIntervalThatHoldsTheDrift) {
   profile::Profile p = two_level_profile();
   const profile::Profile before = p;
-  EXPECT_TRUE(widen_for_drift(p, {probe(1000, "", "memory-bandwidth-t1", 40, 42, 83)}).empty());
+  EXPECT_TRUE(account_for_drift(p, {probe(1000, "", "memory-bandwidth-t1", 40, 42, 83)}).empty());
   EXPECT_EQ(p, before);
   // Probes within the measured spread change nothing.
   const std::vector<DriftProbe> steady = {probe(1000, "", "memory-bandwidth-t2", 45, 45, 53),
                                           probe(1100, "memory-bandwidth-t2", "", 45, 45, 53.2)};
-  EXPECT_TRUE(widen_for_drift(p, steady).empty());
+  EXPECT_TRUE(account_for_drift(p, steady).empty());
   EXPECT_EQ(p, before);
 }
 
@@ -109,13 +196,13 @@ TEST(Drift, WithoutProbesAroundThePartTakesTheWholeRun) {
   const std::vector<DriftProbe> probes = {probe(1000, "", "contention-qsm", 40, 40, 60),
                                           probe(1100, "contention-qsm", "", 40, 40, 75)};
   profile::Profile p = two_level_profile();
-  widen_for_drift(p, probes);
+  account_for_drift(p, probes);
   const profile::Quantity& triad2 = p.memory.back().bandwidth.at("triad/2");
   EXPECT_NEAR(triad2.interval->low, 52.5 * GB, 1);  // 53 x 60 / 60 is inside
   EXPECT_NEAR(triad2.interval->high, 53 * GB * 75 / 60, 1);
   profile::Profile no_triad = two_level_profile();
   no_triad.memory.back().bandwidth.erase("triad/2");
-  widen_for_drift(no_triad, probes);
+  account_for_drift(no_triad, probes);
   const profile::Quantity& copy2 = no_triad.memory.back().bandwidth.at("copy/2");
   EXPECT_NEAR(copy2.interval->low, 50 * GB * 60 / 75, 1);
   EXPECT_NEAR(copy2.interval->high, 50 * GB * 75 / 60, 1);
