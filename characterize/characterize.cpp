@@ -491,9 +491,10 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
   const bool probe_drift = std::any_of(suites.begin(), suites.end(),
                                        [](const SuiteRun& run) { return run.suite == "memory"; });
   const std::filesystem::path drift_path = drift_log_path(outcome.run_folder);
+  // Two cores alone (the first and the last), up to 8 at once, no chase.
   const ProbeSizes drift_sizes{
       drift_triad_bytes(plan.sizing.dram_side_last_level_bytes(topology), plan.sizing.usable.bytes),
-      0, 64};
+      0, 64, 2};
   std::optional<std::chrono::steady_clock::time_point> last_drift_probe;
   std::string last_part;
   const auto probe_machine_drift = [&](const std::string& before) {

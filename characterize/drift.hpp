@@ -3,11 +3,11 @@
 // and 53 GB/s in three characterizations on one day, and moved between the two within a
 // minute while programs were checked against the profile. A plateau measured over a few seconds
 // then carries an interval of a few percent that says nothing of that. So the run probes the
-// machine (microbench/machine_probe.hpp: a DRAM triad on each core, then on all of them at once,
-// and the dependent add) at its start, around each memory bandwidth part and every minute between
-// the others, into drift.json beside the results; the fit widens the intervals of the memory's
-// bandwidths to what the probes saw, moves a figure measured in an unusual state to the run's
-// usual one, and says so in each figure's note.
+// machine (microbench/machine_probe.hpp: a DRAM triad on the first and the last core, then on up
+// to 8 cores at once, and the dependent add) at its start, around each memory bandwidth part and
+// every minute between the others, into drift.json beside the results; the fit widens the intervals
+// of the memory's bandwidths to what the probes saw, moves a figure measured in an unusual state to
+// the run's usual one, and says so in each figure's note.
 #pragma once
 
 #include <filesystem>

@@ -167,12 +167,16 @@ MachineSample probe_cores_at_once(const std::vector<unsigned>& cores, std::uint6
 std::vector<MachineSample> probe_machine(const ProbeSizes& sizes) {
   const Topology topology = Topology::from_system();
   const unsigned cores = std::max(1u, topology.cores());
-  const unsigned probed = std::min(cores, kCoresProbed);
+  // `count` cores spread over the machine, the first and the last among them.
+  const auto spread = [&](unsigned count) {
+    std::vector<unsigned> chosen;
+    for (unsigned i = 0; i < count; ++i)
+      chosen.push_back(count == 1 ? 0 : i * (cores - 1) / (count - 1));
+    return chosen;
+  };
   std::vector<MachineSample> samples;
-  std::vector<unsigned> probed_cores;
-  for (unsigned i = 0; i < probed; ++i) {
-    const unsigned core = probed == 1 ? 0 : i * (cores - 1) / (probed - 1);
-    probed_cores.push_back(core);
+  for (const unsigned core :
+       spread(std::min({cores, kCoresProbed, std::max(1u, sizes.cores_alone)}))) {
     MachineSample sample;
     std::exception_ptr failure;
     std::thread probe([&] {
@@ -188,9 +192,8 @@ std::vector<MachineSample> probe_machine(const ProbeSizes& sizes) {
     sample.core = core;
     samples.push_back(sample);
   }
-  if (probed_cores.size() > 1) {
-    samples.push_back(probe_cores_at_once(probed_cores, sizes.triad_bytes));
-  }
+  const std::vector<unsigned> together = spread(std::min(cores, kCoresProbed));
+  if (together.size() > 1) samples.push_back(probe_cores_at_once(together, sizes.triad_bytes));
   return samples;
 }
 

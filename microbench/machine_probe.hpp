@@ -36,6 +36,10 @@ struct ProbeSizes {
   std::uint64_t triad_bytes = 0;
   std::uint64_t chase_bytes = 0;
   unsigned line_bytes = 64;  // the chase's step: one load a line, as the memory suite's
+  // How many cores are probed one at a time (spread over the machine, at most 8). All cores at
+  // once are up to 8 whatever this says. `sonde characterize` probes two alone: on a node of 16
+  // cores and a 2 GiB triad a core alone takes a second or two.
+  unsigned cores_alone = 8;
 };
 
 // Probes one core (the calling thread, as it is bound), the triad over three arrays of
@@ -48,9 +52,9 @@ MachineSample probe_core(const ProbeSizes& sizes);
 // first start to the last end), their median. No add chain (add_latency_seconds 0).
 MachineSample probe_cores_at_once(const std::vector<unsigned>& cores, std::uint64_t triad_bytes);
 
-// Probes the machine: each of up to 8 cores spread over it (all of them on a machine of 8 or
-// fewer), one after another, from a thread bound to it, then (with two or more) all of them at
-// once; the calling thread stays where it is.
+// Probes the machine: each of up to `cores_alone` cores spread over it (all of them on a machine
+// of that many or fewer), one after another, from a thread bound to it, then (with two or more)
+// up to 8 cores spread over it at once; the calling thread stays where it is.
 std::vector<MachineSample> probe_machine(const ProbeSizes& sizes);
 
 }  // namespace sonde::microbench

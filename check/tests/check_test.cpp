@@ -376,6 +376,16 @@ TEST(CheckProbe, TheRealProbeGivesARateAndALatency) {
     EXPECT_GT(all.dram_triad_bytes_per_second, 0);
     EXPECT_EQ(all.add_latency_seconds, 0);
   }
+  // One core alone, as `sonde characterize` asks for two: the cores at once are as many as
+  // before all the same.
+  ProbeSizes one_alone{1u << 20, 0};
+  one_alone.cores_alone = 1;
+  const std::vector<MachineSample> fewer = probe_machine(one_alone);
+  ASSERT_EQ(fewer.size(), samples.size() > 1 ? 2u : 1u);
+  EXPECT_EQ(fewer.front().threads, 1u);
+  EXPECT_EQ(fewer.front().core, 0u);
+  EXPECT_EQ(fewer.front().chase_bytes, 0u);  // no chase asked for
+  EXPECT_EQ(fewer.back().threads, samples.back().threads);
   // The cores at once on their own, here on the first core twice.
   const MachineSample twice = probe_cores_at_once({0, 0}, 1u << 20);
   EXPECT_EQ(twice.threads, 2u);
