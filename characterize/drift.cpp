@@ -88,6 +88,9 @@ double median_of(std::vector<double> values) {
 // A state this far from the run's median moves the figure to it; nearer, the figure is kept as
 // measured (repetitions seconds apart differ by a few percent anyway).
 constexpr double kWorthScaling = 0.05;
+// The memory suite's triad plateau and the probe's triad in one state differ by up to 10% here
+// (the plateau's sizes and the probe's 256 MiB): a probe within 15% saw the part's state.
+constexpr double kSameState = 1.15;
 
 }  // namespace
 
@@ -164,10 +167,11 @@ struct PartState {
   double slowest = 0, fastest = 0;  // over the run
   double state = 0;  // the machine's as the part measured (geometric mean of a range)
   double state_low = 0, state_high = 0;
-  double typical = 0;  // the probes' median: the state most of the run
-  std::string said;    // what the probes read, for the notes
+  double typical = 0;      // the probes' median: the state most of the run
+  bool straddled = false;  // the part's own triad matched none of the probes beside it
+  std::string said;        // what the probes read, for the notes
   double scale() const { return typical / state; }
-  bool moved() const { return std::abs(scale() - 1) >= kWorthScaling; }
+  bool moved() const { return !straddled && std::abs(scale() - 1) >= kWorthScaling; }
 };
 
 std::optional<PartState> part_state(const std::vector<DriftProbe>& probes,
@@ -191,12 +195,26 @@ std::optional<PartState> part_state(const std::vector<DriftProbe>& probes,
   const auto triad = as_measured.find(fmt::format("triad/{}", q));
   if (triad != as_measured.end() && triad->second.value > 0) {
     const double measured = triad->second.value;
-    p.state_low = p.state_high =
-        *std::min_element(around.begin(), around.end(), [&](double a, double b) {
-          return std::abs(std::log(a / measured)) < std::abs(std::log(b / measured));
-        });
-    state = fmt::format("the part's triad read {} GB/s, the probe beside it nearest that {}",
-                        rate_text(measured), rate_text(p.state_low));
+    const double nearest = *std::min_element(around.begin(), around.end(), [&](double a, double b) {
+      return std::abs(std::log(a / measured)) < std::abs(std::log(b / measured));
+    });
+    if (std::abs(std::log(nearest / measured)) <= std::log(kSameState)) {
+      p.state_low = p.state_high = nearest;
+      state = fmt::format("the part's triad read {} GB/s, the probe beside it nearest that {}",
+                          rate_text(measured), rate_text(nearest));
+    } else {
+      // The machine changed state during the part: its kernels may each have run in another.
+      // Nothing is moved, and each interval spans every state the run saw.
+      p.straddled = true;
+      p.state_low = p.slowest;
+      p.state_high = p.fastest;
+      state = fmt::format(
+          "the part's triad read {} GB/s, no probe beside it within {:.0f}% of that ({} .. {}): "
+          "the state changed during the part, so nothing was moved",
+          rate_text(measured), 100 * (kSameState - 1),
+          rate_text(*std::min_element(around.begin(), around.end())),
+          rate_text(*std::max_element(around.begin(), around.end())));
+    }
   }
   p.state = std::sqrt(p.state_low * p.state_high);
   const std::string probed = p.threads == 1
@@ -241,7 +259,15 @@ std::vector<std::string> account_for_drift(profile::Profile& profile,
       const PartState& p = *states[q];
       const double measured = quantity.value;
       const double low = measured * p.slowest / p.state_high;
-      const double high = measured * p.fastest / p.state_low;
+      double high = measured * p.fastest / p.state_low;
+      // In no state do q threads get more than q times what one gets at its best.
+      const auto alone = bandwidth.find(profile::bandwidth_kernel(key) + "/1");
+      if (q > 1 && alone != bandwidth.end() && alone->second.value > 0) {
+        const double best_alone = alone->second.interval
+                                      ? std::max(alone->second.interval->high, alone->second.value)
+                                      : alone->second.value;
+        high = std::min(high, std::max(measured, q * best_alone));
+      }
       // Moved to the run's median state. With several threads, kernels other than the probe's
       // move with it only as far as the node's memory bounds them. On the Zen 5 guest, in the
       // fast state every kernel's two-thread figure was about twice its one-thread figure (bound

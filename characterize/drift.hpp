@@ -55,7 +55,10 @@ std::uint64_t drift_triad_bytes(std::uint64_t largest_cache_bytes, std::uint64_t
 // median state a figure rises at most to q times the same kernel's one-thread figure (it may have
 // been bound by each core, not by the node's memory); in a slower one it falls by the ratio at
 // most and not below the triad's figure in that state. Nothing changes with fewer than two probes,
-// or where the interval already holds the range and the state was the run's own. Returns a line
+// or where the interval already holds the range and the state was the run's own. With q threads
+// the interval's top is at most q times the best the kernel got with one thread. Where no probe
+// beside the part lies within 15% of its triad, the state changed during the part: nothing moves,
+// and the intervals span value x slowest / fastest .. value x fastest / slowest. Returns a line
 // for each thread count changed.
 std::vector<std::string> account_for_drift(profile::Profile& profile,
                                            const std::vector<DriftProbe>& probes);

@@ -178,6 +178,35 @@ TEST(Drift, InASlowerStateAFigureFallsNoFurtherThanTheTriad) {
   EXPECT_NEAR(dram.at("indexed/2").interval->low, 37 * GB * 49 / 80, 1);  // its range still widens
 }
 
+// The part's triad (94) matched neither probe beside it (49, 51): the machine changed state during
+// the part, and its kernels may each have run in another. Nothing moves; each interval spans every
+// state the run saw (x 48 / 88 .. x 88 / 48), the top no higher than twice the best one thread
+// got.
+TEST(Drift, APartThatChangedStateMovesNothing) {
+  profile::Profile p = two_level_profile();
+  auto& dram = p.memory.back().bandwidth;
+  dram["triad/2"] = rate(94, 93, 95);
+  dram["copy/2"] = rate(47, 46.5, 47.5);
+  dram["copy/1"] = rate(40, 39, 41);
+  const std::vector<std::string> lines =
+      account_for_drift(p, {probe(1000, "", "memory-bandwidth-t2", 45, 45, 49),
+                            probe(1100, "memory-bandwidth-t2", "", 45, 45, 51),
+                            probe(1200, "mpi-map", "mpi-stream", 45, 45, 88),
+                            probe(1300, "mpi-stream", "", 45, 45, 48)});
+  EXPECT_DOUBLE_EQ(dram.at("triad/2").value, 94 * GB);
+  EXPECT_EQ(dram.at("triad/2").origin, profile::Origin::measured);
+  EXPECT_DOUBLE_EQ(dram.at("copy/2").value, 47 * GB);
+  EXPECT_NEAR(dram.at("copy/2").interval->low, 47 * GB * 48 / 88, 1);
+  EXPECT_NEAR(dram.at("copy/2").interval->high, 2 * 41 * GB, 1);  // not 47 x 88 / 48 = 86.2
+  EXPECT_NEAR(dram.at("triad/2").interval->low, 94 * GB * 48 / 88, 1);
+  EXPECT_NEAR(dram.at("triad/2").interval->high, 95 * GB, 1);  // 2 x 45 < 94: as measured
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("no probe beside it within 15% of that (49.0 .. 51.0): the state "
+                          "changed during the part, so nothing was moved"),
+            std::string::npos)
+      << lines[0];
+}
+
 TEST(Drift, LeavesTheProfileAloneWithOneProbeOrAnIntervalThatHoldsTheDrift) {
   profile::Profile p = two_level_profile();
   const profile::Profile before = p;
