@@ -493,9 +493,11 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
   const std::filesystem::path drift_path = drift_log_path(outcome.run_folder);
   // Two cores alone (the first and the last), up to 8 at once, no chase.
   const ProbeSizes drift_sizes{
-      drift_triad_bytes(plan.sizing.dram_side_last_level_bytes(topology), plan.sizing.usable.bytes),
+      dram_probe_bytes(static_cast<double>(plan.sizing.dram_side_last_level_bytes(topology)),
+                       plan.sizing.usable.bytes),
       0, 64, 2};
   std::optional<std::chrono::steady_clock::time_point> last_drift_probe;
+  bool drift_probe_failed = false;  // one failure ends the probing: no warning before each part
   std::string last_part;
   const auto probe_machine_drift = [&](const std::string& before) {
     DriftProbe probe;
@@ -508,8 +510,10 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
       probe.samples = probe_machine(drift_sizes);
     } catch (const std::exception& e) {
       // A probe that cannot bind or allocate costs the profile its drift, not the run.
-      fmt::print(stderr, "sonde: warning: the drift probe failed ({}); the run goes on\n",
+      fmt::print(stderr,
+                 "sonde: warning: the drift probe failed ({}); the run goes on without it\n",
                  e.what());
+      drift_probe_failed = true;
       return;
     }
     append_drift_log(drift_path, probe);
@@ -542,7 +546,7 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
     fmt::print(stderr, "sonde: [{}/{}] {} {} (~{}); {} elapsed, about {} left\n", i + 1,
                parts.size(), suite.suite, part, format_duration(estimate),
                format_duration(seconds_since(started)), format_duration(left * pace));
-    if (probe_drift &&
+    if (probe_drift && !drift_probe_failed &&
         (!last_drift_probe || (!quick && (bandwidth_part(key) || bandwidth_part(last_part) ||
                                           seconds_since(*last_drift_probe) >= kDriftProbeEvery)))) {
       probe_machine_drift(key);
@@ -632,7 +636,7 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
     write_file_atomically(manifest_path, manifest.dump(2) + "\n");
     last_part = key;
   }
-  if (probe_drift && last_drift_probe) probe_machine_drift("");
+  if (probe_drift && !drift_probe_failed && last_drift_probe) probe_machine_drift("");
   if (!failed.empty()) {
     throw io_error("sonde characterize",
                    fmt::format("parts failed: {}; the other parts are kept in {}; --resume runs "

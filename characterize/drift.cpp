@@ -13,13 +13,12 @@
 #include "characterize/run_plan.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/statistics.hpp"
 
 namespace sonde::characterize {
 namespace {
 
 using microbench::MachineSample;
-
-constexpr std::uint64_t kMiB = 1u << 20;
 
 nlohmann::json to_json(const DriftProbe& probe) {
   nlohmann::json samples = nlohmann::json::array();
@@ -77,12 +76,6 @@ std::vector<double> triads(const std::vector<DriftProbe>& probes, unsigned threa
     }
   }
   return rates;
-}
-
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 // A state this far from the run's median moves the figure to it; nearer, the figure is kept as
@@ -152,13 +145,6 @@ void append_drift_log(const std::filesystem::path& path, const DriftProbe& probe
   write_file_atomically(path, nlohmann::json{{"probes", probes}}.dump(2) + "\n");
 }
 
-std::uint64_t drift_triad_bytes(std::uint64_t largest_cache_bytes, std::uint64_t usable_bytes) {
-  const std::uint64_t wanted =
-      std::clamp<std::uint64_t>(8 * largest_cache_bytes, 192 * kMiB, 2048 * kMiB);
-  const std::uint64_t room = usable_bytes > 0 ? std::max(usable_bytes / 8, 24 * kMiB) : wanted;
-  return std::min(wanted, room);
-}
-
 namespace {
 
 // What the probes say of the machine for a thread count's part.
@@ -185,7 +171,7 @@ std::optional<PartState> part_state(const std::vector<DriftProbe>& probes,
   if (around.empty()) around = all;  // no probe next to its part: the whole run's probes
   p.slowest = *std::min_element(all.begin(), all.end());
   p.fastest = *std::max_element(all.begin(), all.end());
-  p.typical = median_of(all);
+  p.typical = sonde::median(all);
   // The state the part measured in: where the level's own triad with q threads (the probe's
   // kernel) is, the probe beside the part nearest it; without it, either end of theirs.
   p.state_low = *std::min_element(around.begin(), around.end());
@@ -260,12 +246,14 @@ std::vector<std::string> account_for_drift(profile::Profile& profile,
       const double measured = quantity.value;
       const double low = measured * p.slowest / p.state_high;
       double high = measured * p.fastest / p.state_low;
+      // The same kernel with one thread, as this loop's first pass left it.
+      const auto one = bandwidth.find(profile::bandwidth_kernel(key) + "/1");
+      const bool has_one = q > 1 && one != bandwidth.end() && one->second.value > 0;
       // In no state do q threads get more than q times what one gets at its best.
-      const auto alone = bandwidth.find(profile::bandwidth_kernel(key) + "/1");
-      if (q > 1 && alone != bandwidth.end() && alone->second.value > 0) {
-        const double best_alone = alone->second.interval
-                                      ? std::max(alone->second.interval->high, alone->second.value)
-                                      : alone->second.value;
+      if (has_one) {
+        const double best_alone = one->second.interval
+                                      ? std::max(one->second.interval->high, one->second.value)
+                                      : one->second.value;
         high = std::min(high, std::max(measured, q * best_alone));
       }
       // Moved to the run's median state. With several threads, kernels other than the probe's
@@ -280,10 +268,8 @@ std::vector<std::string> account_for_drift(profile::Profile& profile,
       std::string bound;
       if (p.moved()) {
         moved = measured * p.scale();
-        const auto one = bandwidth.find(profile::bandwidth_kernel(key) + "/1");
         const auto triad = as_measured.find(fmt::format("triad/{}", q));
-        if (q > 1 && p.scale() > 1 && one != bandwidth.end() && one->second.value > 0 &&
-            moved > q * one->second.value) {
+        if (has_one && p.scale() > 1 && moved > q * one->second.value) {
           moved = std::max(measured, q * one->second.value);
           bound = fmt::format(", at most {} x its one-thread figure", q);
         } else if (q > 1 && p.scale() < 1 && triad != as_measured.end() &&

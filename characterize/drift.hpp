@@ -38,11 +38,6 @@ std::vector<DriftProbe> read_drift_log(const std::filesystem::path& path);
 // Adds a probe to the log, rewriting it atomically (a resumed run adds to what it had).
 void append_drift_log(const std::filesystem::path& path, const DriftProbe& probe);
 
-// The triad's size for a run: 8 times the largest cache level `largest_cache_bytes`, at least 192
-// MiB and at most 2 GiB, never more than an eighth of `usable_bytes` (as check/probe.hpp sizes it
-// from a profile).
-std::uint64_t drift_triad_bytes(std::uint64_t largest_cache_bytes, std::uint64_t usable_bytes);
-
 // Accounts for the drift in the last memory level's bandwidths (`<kernel>/<q>`), with the probes
 // of as many threads (one core at a time for q = 1, all probed cores at once for q > 1). A figure
 // was measured with the machine in one state: that of the probe beside its part

@@ -77,10 +77,7 @@ std::uint64_t probe_bytes(const profile::Profile& target, std::uint64_t memory_b
       largest = std::max(largest, static_cast<double>(*level.capacity_bytes));
     }
   }
-  const double wanted = std::clamp(8 * largest, 192.0 * (1 << 20), 2048.0 * (1 << 20));
-  // Never more than an eighth of the memory available, nor less than 24 MiB.
-  const double room = std::max(static_cast<double>(memory_bytes) / 8, 24.0 * (1 << 20));
-  return static_cast<std::uint64_t>(std::min(wanted, room));
+  return microbench::dram_probe_bytes(largest, memory_bytes);
 }
 
 std::uint64_t probe_chase_bytes(const profile::Profile& target, std::uint64_t memory_bytes) {

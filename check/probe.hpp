@@ -32,10 +32,9 @@ using microbench::ProbeSizes;
 // How the probe is taken: probe_machine, or a stand-in in tests.
 using Probe = std::function<std::vector<MachineSample>(const ProbeSizes& sizes)>;
 
-// The triad's size (its three arrays together) for a profile: 8 times the largest capacity its
-// cache levels showed (the capacity the latency curve detected, or as reported where none was
-// detected), at least 192 MiB (STREAM's rule of 4 times the caches, on machines with small ones)
-// and at most 2 GiB, and never more than an eighth of `memory_bytes` (memory_available()).
+// The triad's size (its three arrays together) for a profile: microbench::dram_probe_bytes of the
+// largest capacity its cache levels showed (the capacity the latency curve detected, or as
+// reported where none was detected) and `memory_bytes` (memory_available()).
 std::uint64_t probe_bytes(const profile::Profile& target, std::uint64_t memory_bytes);
 
 // The random chase's size for a profile: the largest working set its one-thread random chase

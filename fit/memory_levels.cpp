@@ -8,18 +8,13 @@
 #include "core/error.hpp"
 #include "core/result_format.hpp"
 #include "core/run_records.hpp"
+#include "core/statistics.hpp"
 #include "core/units.hpp"
 #include "profile/profile.hpp"
 
 namespace sonde::fit {
 
 namespace {
-
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
 
 // One measured point: a benchmark's median over its repetitions (the iteration itself when it
 // was run once), and its coefficient of variation when there were repetitions.
@@ -51,7 +46,7 @@ std::optional<double> point_value(const SweepPoint& point, const std::string& co
     if (const auto value = record->counter(counter)) values.push_back(*value);
   }
   if (values.empty()) return std::nullopt;
-  return median_of(values);
+  return sonde::median(values);
 }
 
 // The points of one window for one quantity: (working set, value, value in cycles or 0, cv).
@@ -84,14 +79,14 @@ struct Collector {
       p.flat_up_to_bytes = std::max(p.flat_up_to_bytes, s.bytes);
       p.worst_cv = std::max(p.worst_cv, s.cv);
     }
-    p.median = median_of(values);
+    p.median = sonde::median(values);
     p.min = *std::min_element(values.begin(), values.end());
     p.max = *std::max_element(values.begin(), values.end());
     p.sizes = values.size();
     std::optional<Plateau> in_cycles;
     if (cycles.size() == values.size()) {
       in_cycles = p;
-      in_cycles->median = median_of(cycles);
+      in_cycles->median = sonde::median(cycles);
       in_cycles->min = *std::min_element(cycles.begin(), cycles.end());
       in_cycles->max = *std::max_element(cycles.begin(), cycles.end());
     }

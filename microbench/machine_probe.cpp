@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/statistics.hpp"
 #include "microbench/compute/compute_kernels.hpp"
 #include "microbench/memory/memory_kernels.hpp"
 #include "microbench/page_buffer.hpp"
@@ -19,14 +20,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr unsigned kCoresProbed = 8;
-
-double median_of(std::vector<double> values) {
-  if (values.empty()) return 0;
-  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-  std::nth_element(values.begin(), middle, values.end());
-  if (values.size() % 2 == 1) return *middle;
-  return (*middle + *std::max_element(values.begin(), middle)) / 2;
-}
 
 // The triad as the memory suite runs it: the three arrays of n doubles one after another in one
 // buffer of base pages (three arrays from new[] sat 16 B off a line and at one offset in their
@@ -56,6 +49,12 @@ class TriadArrays {
 
 }  // namespace
 
+std::uint64_t dram_probe_bytes(double largest_cache_bytes, std::uint64_t memory_bytes) {
+  const double wanted = std::clamp(8 * largest_cache_bytes, 192.0 * (1 << 20), 2048.0 * (1 << 20));
+  const double room = std::max(static_cast<double>(memory_bytes) / 8, 24.0 * (1 << 20));
+  return static_cast<std::uint64_t>(std::min(wanted, room));
+}
+
 MachineSample probe_core(const ProbeSizes& sizes) {
   MachineSample sample;
   // Five sweeps; the median sweep's rate.
@@ -70,7 +69,7 @@ MachineSample probe_core(const ProbeSizes& sizes) {
   }
   // The result is read, so that no sweep can be left out.
   if (!arrays.swept()) rates.assign(1, 0.0);
-  sample.dram_triad_bytes_per_second = median_of(std::move(rates));
+  sample.dram_triad_bytes_per_second = sonde::median(std::move(rates));
 
   // The add chain: five runs of 2^22 steps (a few milliseconds each); the median step.
   constexpr std::uint64_t steps = 1u << 22;
@@ -82,7 +81,7 @@ MachineSample probe_core(const ProbeSizes& sizes) {
     latencies.push_back(std::chrono::duration<double>(Clock::now() - start).count() /
                         static_cast<double>(steps));
   }
-  sample.add_latency_seconds = std::isfinite(sink) ? median_of(std::move(latencies)) : 0.0;
+  sample.add_latency_seconds = std::isfinite(sink) ? sonde::median(std::move(latencies)) : 0.0;
 
   // The random chase: one cycle through every line of the buffer in random order, as the memory
   // suite links it; 2^16 loads to bring its pages back into the TLB, then five runs of 2^16.
@@ -104,7 +103,7 @@ MachineSample probe_core(const ProbeSizes& sizes) {
     const auto* begin = static_cast<const char*>(buffer.data());
     const auto* where = static_cast<const char*>(p);
     if (where >= begin && where < begin + lines * line) {
-      sample.dram_chase_seconds = median_of(std::move(loads));
+      sample.dram_chase_seconds = sonde::median(std::move(loads));
       sample.chase_bytes = lines * line;
     }
   }
@@ -160,7 +159,7 @@ MachineSample probe_cores_at_once(const std::vector<unsigned>& cores, std::uint6
   sample.core = cores.empty() ? 0 : cores.front();
   sample.threads = static_cast<unsigned>(k);
   const bool read = std::all_of(read_back.begin(), read_back.end(), [](char r) { return r; });
-  sample.dram_triad_bytes_per_second = read ? median_of(std::move(rates)) : 0.0;
+  sample.dram_triad_bytes_per_second = read ? sonde::median(std::move(rates)) : 0.0;
   return sample;
 }
 

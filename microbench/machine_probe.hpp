@@ -42,6 +42,12 @@ struct ProbeSizes {
   unsigned cores_alone = 8;
 };
 
+// The triad's size (its three arrays together) beyond caches whose largest holds
+// `largest_cache_bytes`: 8 times that, at least 192 MiB (STREAM's rule of 4 times the caches, on
+// machines with small ones) and at most 2 GiB, and never more than an eighth of `memory_bytes`
+// (nor less than 24 MiB: with the memory unknown, 0, that is the size).
+std::uint64_t dram_probe_bytes(double largest_cache_bytes, std::uint64_t memory_bytes);
+
 // Probes one core (the calling thread, as it is bound), the triad over three arrays of
 // `triad_bytes` together (about a quarter of a second at 30 GB/s and 192 MiB), the add chain, and
 // with chase_bytes a random chase over them (five runs of 2^16 loads, about 60 ms in DRAM).
