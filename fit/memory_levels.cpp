@@ -229,7 +229,33 @@ MemorySummary summarize_memory(const std::vector<ResultFile>& files) {
           summary.thread_counts.push_back(threads);
         }
         const std::string key = fmt::format("{}/{}", kernel, threads);
-        for (const LevelWindow& window : level_windows(topology, threads)) {
+        const std::vector<LevelWindow> windows = level_windows(topology, threads);
+        const auto rate_range = [&](double rate) {
+          double low = rate, high = rate;
+          for (const BenchmarkRecord* repetition : point.iterations) {
+            // A repetition that moved nothing is no rate (and no interval's end).
+            if (const auto r = repetition->counter("bytes_per_second"); r && *r > 0) {
+              low = std::min(low, *r);
+              high = std::max(high, *r);
+            }
+          }
+          return std::pair{low, high};
+        };
+        // Between two caches' windows (both with a plateau, the outer one not DRAM): an edge.
+        for (std::size_t i = 0; i + 1 < windows.size(); ++i) {
+          const LevelWindow &inner = windows[i], &outer = windows[i + 1];
+          if (!inner.hi_bytes || !outer.hi_bytes || inner.lo_bytes > *inner.hi_bytes ||
+              outer.lo_bytes > *outer.hi_bytes || !(bytes > *inner.hi_bytes) ||
+              !(bytes < outer.lo_bytes))
+            continue;
+          if (const auto rate = point_value(point, "bytes_per_second")) {
+            const auto [low, high] = rate_range(*rate);
+            summary.cache_edges.push_back({run_name, inner.level, outer.level, *inner.hi_bytes,
+                                           outer.lo_bytes, kernel, threads, bytes, *rate, low,
+                                           high});
+          }
+        }
+        for (const LevelWindow& window : windows) {
           if (!window.contains(bytes)) continue;
           if (const auto rate = point_value(point, "bytes_per_second")) {
             auto& c = bandwidth[window.level][key];
@@ -237,15 +263,9 @@ MemorySummary summarize_memory(const std::vector<ResultFile>& files) {
             c.samples.push_back({bytes, *rate, 0, cv});
             bandwidth_windows[window.level][key] = window;
             if (!window.hi_bytes) {
-              DramBandwidthSample sample{run_name, kernel, threads, bytes, *rate, *rate, *rate};
-              for (const BenchmarkRecord* repetition : point.iterations) {
-                // A repetition that moved nothing is no rate (and no interval's end).
-                if (const auto r = repetition->counter("bytes_per_second"); r && *r > 0) {
-                  sample.min = std::min(sample.min, *r);
-                  sample.max = std::max(sample.max, *r);
-                }
-              }
-              summary.dram_bandwidth.push_back(sample);
+              const auto [low, high] = rate_range(*rate);
+              summary.dram_bandwidth.push_back(
+                  {run_name, kernel, threads, bytes, *rate, low, high});
             }
           }
         }

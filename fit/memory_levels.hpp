@@ -74,6 +74,18 @@ struct DramBandwidthSample {
   double median = 0, min = 0, max = 0;  // B/s
 };
 
+// One point of the bandwidth sweep between two caches' windows (above `level`'s, below `next`'s,
+// both for `threads` threads): where the rate falls from one plateau to the other.
+struct CacheEdgeSample {
+  std::string name;  // the benchmark
+  std::string level, next;
+  std::uint64_t from_bytes = 0, to_bytes = 0;  // level's window top, next's window bottom
+  std::string kernel;
+  unsigned threads = 0;
+  std::uint64_t bytes = 0;
+  double median = 0, min = 0, max = 0;  // B/s
+};
+
 struct MemorySummary {
   std::string host;
   std::string cpu_model;
@@ -85,6 +97,8 @@ struct MemorySummary {
   // Every point of the sweep in memory's window (beyond four times the last cache), which the
   // level's plateau summarizes by its slowest sizes.
   std::vector<DramBandwidthSample> dram_bandwidth;
+  // Every point of the sweep between one cache's window and the next cache's.
+  std::vector<CacheEdgeSample> cache_edges;
   std::size_t failed_benchmarks = 0;
 };
 

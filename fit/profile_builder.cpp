@@ -268,6 +268,17 @@ bool random_base_chase(const LatencyRecord& row) {
          row.part != result_format::part::probe;
 }
 
+// One point of the bandwidth sweep as a measurement row: its median and its repetitions' range.
+template <class Sample>
+Measurement sweep_row(const Sample& s) {
+  Measurement row;
+  row.name = s.name;
+  row.median = s.median;
+  row.min = s.min;
+  row.max = s.max;
+  return row;
+}
+
 void add_memory(const RunRecords& run, profile::Profile& p) {
   const MemorySummary summary = summarize_memory(run.files);
   // The latency curve of one thread's chase, where the levels' capacities are detected.
@@ -401,19 +412,35 @@ void add_memory(const RunRecords& run, profile::Profile& p) {
   std::map<std::tuple<std::string, std::uint64_t, std::uint64_t>, profile::DramBandwidthPoint>
       rates;
   for (const DramBandwidthSample& s : summary.dram_bandwidth) {
-    Measurement row;
-    row.name = s.name;
-    row.median = s.median;
-    row.min = s.min;
-    row.max = s.max;
     rates[{s.kernel, s.threads, s.bytes}] = {
         s.kernel, s.threads, s.bytes,
-        measured(row, "B/s",
+        measured(sweep_row(s), "B/s",
                  fmt::format("{} with {} thread(s) over {} in all; median of the repetitions; "
                              "interval: their range",
                              s.kernel, s.threads, format_bytes(static_cast<double>(s.bytes))))};
   }
   for (auto& [key, point] : rates) p.dram_bandwidth.push_back(std::move(point));
+  // Where the working set outgrows a cache, the same: kept as measured, per level, kernel, thread
+  // count and size (a size measured twice keeps its last measurement).
+  std::map<std::tuple<std::string, std::string, std::uint64_t, std::uint64_t>,
+           profile::CacheEdgePoint>
+      edges;
+  for (const CacheEdgeSample& s : summary.cache_edges) {
+    edges[{s.level, s.kernel, s.threads, s.bytes}] = {
+        s.level,
+        s.next,
+        s.kernel,
+        s.threads,
+        s.from_bytes,
+        s.to_bytes,
+        s.bytes,
+        measured(sweep_row(s), "B/s",
+                 fmt::format("{} with {} thread(s) over {} in all, between the {} and {} "
+                             "plateaus; median of the repetitions; interval: their range",
+                             s.kernel, s.threads, format_bytes(static_cast<double>(s.bytes)),
+                             s.level, s.next))};
+  }
+  for (auto& [key, point] : edges) p.cache_edges.push_back(std::move(point));
 }
 
 // --- contention ---
@@ -799,6 +826,7 @@ void flag_noisy(const std::vector<ResultFile>& files, profile::Profile& p) {
   for (profile::ColumnWalkPoint& point : p.column_walk) mark(point.seconds);
   for (profile::RandomChasePoint& point : p.random_chase) mark(point.seconds);
   for (profile::DramBandwidthPoint& point : p.dram_bandwidth) mark(point.bytes_per_second);
+  for (profile::CacheEdgePoint& point : p.cache_edges) mark(point.bytes_per_second);
   for (auto& [name, q] : p.overheads.operations) mark(q);
   if (p.point_to_point) {
     for (profile::PointToPointMeasurement& m : p.point_to_point->measurements) mark(m.time);

@@ -235,6 +235,42 @@ const profile::MemoryLevel& level_for(const profile::Profile& p, std::optional<d
   return p.memory.back();
 }
 
+// The aggregate rate of `kernel` with `threads` threads over `total` bytes in all where that lies
+// between two caches' plateaus: log-log over the sweep's points there, from the inner plateau at
+// the top of its window to the outer plateau at the bottom of its own. No value where the profile
+// measured no such edge for exactly this kernel and thread count.
+struct EdgeRate {
+  Span aggregate;
+  std::string level, next;
+};
+std::optional<EdgeRate> edge_rate(const profile::Profile& p, const std::string& kernel,
+                                  std::uint64_t threads, double total) {
+  std::vector<std::pair<double, const profile::Quantity*>> curve;
+  EdgeRate out;
+  double from = 0, to = 0;
+  for (const profile::CacheEdgePoint& e : p.cache_edges) {
+    if (e.kernel != kernel || e.threads != threads) continue;
+    if (!(static_cast<double>(e.from_bytes) < total && total < static_cast<double>(e.to_bytes)))
+      continue;
+    curve.emplace_back(static_cast<double>(e.working_set_bytes), &e.bytes_per_second);
+    out.level = e.level;
+    out.next = e.next;
+    from = static_cast<double>(e.from_bytes);
+    to = static_cast<double>(e.to_bytes);
+  }
+  if (curve.empty()) return std::nullopt;
+  const std::string key = fmt::format("{}/{}", kernel, threads);
+  for (const profile::MemoryLevel& level : p.memory) {
+    const auto it = level.bandwidth.find(key);
+    if (it == level.bandwidth.end()) continue;
+    if (level.name == out.level) curve.emplace_back(from, &it->second);
+    if (level.name == out.next) curve.emplace_back(to, &it->second);
+  }
+  std::optional<double> beyond;
+  out.aggregate = curve_at(curve, total, beyond);
+  return out;
+}
+
 }  // namespace
 
 void read_network(PredictOptions& options, const std::string& path) {
@@ -469,34 +505,47 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
     cost.level = level->name;
   }
   double traffic = 0;  // this process's share of the traffic, bytes
+  std::optional<EdgeRate> edge;
   if (c.traffic_bytes) {
     const double bytes = value_at(*c.traffic_bytes, "the traffic") * share;
     traffic = bytes;
+    const int wanted = static_cast<int>(sharers);
+    // A working set between two caches' plateaus: at the rate the sweep measured at its size.
+    if (working_set) {
+      edge =
+          edge_rate(target_, c.access, static_cast<std::uint64_t>(wanted), *working_set * wanted);
+    }
     std::map<int, const profile::Quantity*> by_threads;
     for (const auto& [key, q] : level->bandwidth) {
       if (key.find('/') != std::string::npos && profile::bandwidth_kernel(key) == c.access) {
         by_threads[profile::bandwidth_threads(key)] = &q;
       }
     }
-    const int wanted = static_cast<int>(sharers);
-    if (by_threads.empty()) {
+    if (edge) {
+      const Span per{edge->aggregate.value / wanted, edge->aggregate.low / wanted,
+                     edge->aggregate.high / wanted};
+      memory = {bytes / per.value, bytes / per.high, bytes / per.low};
+      memory_bound = fmt::format("{} to {} edge bandwidth ({}, {} sharing, {} in all)", edge->level,
+                                 edge->next, c.access, wanted, format_bytes(*working_set * wanted));
+    } else if (by_threads.empty()) {
       throw input_error(target_path_,
                         fmt::format("memory.{}.bandwidth.{}/{}: absent; {} moves {} traffic there",
                                     level->name, c.access, wanted, where, c.access));
-    }
-    // The measurement with the most threads up to the sharers; with fewer threads measured than
-    // share a shared level, the aggregate is taken as no larger.
-    auto it = by_threads.upper_bound(wanted);
-    if (it != by_threads.begin()) --it;
-    const int threads = it->first;
-    const double divide = private_level(*level) ? threads : std::max(threads, wanted);
-    const Span aggregate = span(*it->second);
-    const Span per{aggregate.value / divide, aggregate.low / divide, aggregate.high / divide};
-    memory = {bytes / per.value, bytes / per.high, bytes / per.low};
-    memory_bound = fmt::format("{} bandwidth ({}, {} sharing)", level->name, c.access, wanted);
-    if (threads != wanted) {
-      cost.notes.push_back(fmt::format("{}: {} bandwidth measured with {} thread(s), not {}",
-                                       c.name, level->name, threads, wanted));
+    } else {
+      // The measurement with the most threads up to the sharers; with fewer threads measured than
+      // share a shared level, the aggregate is taken as no larger.
+      auto it = by_threads.upper_bound(wanted);
+      if (it != by_threads.begin()) --it;
+      const int threads = it->first;
+      const double divide = private_level(*level) ? threads : std::max(threads, wanted);
+      const Span aggregate = span(*it->second);
+      const Span per{aggregate.value / divide, aggregate.low / divide, aggregate.high / divide};
+      memory = {bytes / per.value, bytes / per.high, bytes / per.low};
+      memory_bound = fmt::format("{} bandwidth ({}, {} sharing)", level->name, c.access, wanted);
+      if (threads != wanted) {
+        cost.notes.push_back(fmt::format("{}: {} bandwidth measured with {} thread(s), not {}",
+                                         c.name, level->name, threads, wanted));
+      }
     }
     if (!working_set) {
       cost.notes.push_back(
@@ -505,8 +554,12 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
   }
 
   // Loads and stores at L1 (Treibig and Hager's (2010) ECM model): a core's load and store
-  // instructions take the L1 read and write bandwidth one thread measured, and that time does not
-  // overlap with the transfers from beyond L1; with the working set in L1 it is the whole transfer.
+  // instructions take the L1 read and write bandwidth one thread measured (misaligned vectors the
+  // misaligned kernels'), and that time does not overlap with the transfers from beyond L1; with
+  // the working set in L1 it is the whole transfer. Loads and stores add up: the longer of the two
+  // (loads and stores on ports of their own) fitted the L1 kernels and the heat example better,
+  // but put the blocked multiply, which stores and reloads its row of C every second k, at E 1.36
+  // to 1.43 (docs/methods.md).
   Span in_core;
   const bool l1_given = c.load_bytes || c.store_bytes;
   if (l1_given) {
@@ -514,7 +567,8 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
       throw input_error(target_path_, "memory: no L1 level; " + where + " gives loads and stores");
     }
     const profile::MemoryLevel& l1 = target_.memory.front();
-    const auto l1_time = [&](double moved, const char* kernel, const char* what) {
+    const auto l1_time = [&](double moved, const char* kernel, const std::string& what) {
+      if (moved == 0) return Span{};
       const auto it = l1.bandwidth.find(std::string(kernel) + "/1");
       if (it == l1.bandwidth.end()) {
         throw input_error(target_path_, fmt::format("memory.{}.bandwidth.{}/1: absent; {} gives {}",
@@ -528,14 +582,33 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
       sum.low += sign * part.low;
       sum.high += sign * part.high;
     };
-    if (c.load_bytes)
-      add(in_core, l1_time(value_at(*c.load_bytes, "loads") * share, "read", "loads"));
-    if (c.store_bytes) {
-      add(in_core, l1_time(value_at(*c.store_bytes, "stores") * share, "write", "stores"));
-    }
+    // The time of `whole` bytes of which `part` misaligned, at the `kernel` rates.
+    const auto port_time = [&](const std::optional<Expression>& whole,
+                               const std::optional<Expression>& part, const char* kernel,
+                               const char* what) {
+      Span time;
+      if (!whole) return time;
+      const double all = value_at(*whole, what);
+      double misaligned = 0;
+      if (part) {
+        misaligned = value_at(*part, "the misaligned part");
+        if (misaligned > all * (1 + 1e-12)) {
+          throw input_error(part->cell().where(),
+                            fmt::format("misaligned {} of {} B at n = {} exceed the {} ({} B)",
+                                        what, misaligned, n, what, all));
+        }
+        misaligned = std::min(misaligned, all);
+      }
+      add(time, l1_time((all - misaligned) * share, kernel, what));
+      const std::string loose = std::string(kernel) + "-misaligned";
+      add(time, l1_time(misaligned * share, loose.c_str(), "misaligned " + std::string(what)));
+      return time;
+    };
+    add(in_core, port_time(c.load_bytes, c.misaligned_load_bytes, "read", "loads"));
+    add(in_core, port_time(c.store_bytes, c.misaligned_store_bytes, "write", "stores"));
     const profile::StreamingKernel* kernel =
         traffic > 0 ? profile::streaming_kernel(c.access) : nullptr;
-    if ((level == nullptr || level == &target_.memory.front()) &&
+    if (!edge && (level == nullptr || level == &target_.memory.front()) &&
         !(kernel && kernel->priced_at_rate_in_l1)) {
       memory = in_core;
       memory_bound = fmt::format("{} loads and stores", l1.name);

@@ -60,6 +60,8 @@ const std::map<std::string, std::map<std::string, double>>& units() {
       {"traffic", byte_units()},
       {"loads", byte_units()},
       {"stores", byte_units()},
+      {"misaligned loads", byte_units()},
+      {"misaligned stores", byte_units()},
       {"working set", byte_units()},
       {"column stride", byte_units()}};
   return table;
@@ -446,6 +448,17 @@ Workload parse_workload(const std::string& text, const std::string& file,
       }
       if (reader.has("loads")) c.load_bytes = reader.expression("loads", kind, true);
       if (reader.has("stores")) c.store_bytes = reader.expression("stores", kind, true);
+      for (const auto& [column, whole, part] :
+           {std::tuple{"misaligned loads", "loads", &c.misaligned_load_bytes},
+            std::tuple{"misaligned stores", "stores", &c.misaligned_store_bytes}}) {
+        if (!reader.has(column)) continue;
+        if (!reader.has(whole)) {
+          throw input_error(
+              reader.cell(column).where(),
+              fmt::format("{} are a part of the {}; give the {} [B] too", column, whole, whole));
+        }
+        *part = reader.expression(column, kind, true);
+      }
       if (reader.has("random accesses")) {
         c.random_accesses = reader.expression("random accesses", kind, true);
       }

@@ -102,6 +102,11 @@ struct Component {
   // overlap with the transfers from beyond L1.
   std::optional<Expression> load_bytes;
   std::optional<Expression> store_bytes;
+  // Of those, the bytes of vector loads and stores whose address is not a multiple of the vector's
+  // width (u[i - 1], a malloc'd array): at the L1 rates the profile measured for misaligned
+  // streams (read-misaligned/1, write-misaligned/1) instead of the aligned ones.
+  std::optional<Expression> misaligned_load_bytes;
+  std::optional<Expression> misaligned_store_bytes;
 };
 
 struct Operation {

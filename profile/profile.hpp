@@ -151,6 +151,24 @@ struct DramBandwidthPoint {
   bool operator==(const DramBandwidthPoint&) const = default;
 };
 
+// One point of the streaming sweep where the working set outgrows a cache: sizes above `level`'s
+// plateau window (from_bytes, the window's top for `threads` threads) and below the `next` cache's
+// (to_bytes, that window's bottom), where the rate falls from one plateau to the other. A working
+// set at a cache's capacity is priced there, from what was measured at its size, instead of at
+// either plateau (a 1 MiB sweep on a 1 MiB L2 ran at 163 GB/s, between the L2's 236 and the L3's
+// 101). Between the last cache and DRAM the plateau stays (see DramBandwidthPoint).
+struct CacheEdgePoint {
+  std::string level;  // the cache outgrown: "L2"
+  std::string next;   // the cache beyond it: "L3"
+  std::string kernel;
+  std::uint64_t threads = 1;
+  std::uint64_t from_bytes = 0;         // the top of level's plateau window, all threads together
+  std::uint64_t to_bytes = 0;           // the bottom of next's
+  std::uint64_t working_set_bytes = 0;  // all threads' arrays together, from_bytes < it < to_bytes
+  Quantity bytes_per_second;            // B/s, all threads together
+  bool operator==(const CacheEdgePoint&) const = default;
+};
+
 // The memory suite's bandwidth kernels by name, and the bytes its load and store instructions move
 // between registers and L1 per byte of its traffic as STREAM counts it: read 1 and 0, write 0 and
 // 1, copy 1/2 and 1/2, triad and update 2/3 and 1/3; indexed (a sparse product, 5 nonzeros a row,
@@ -336,6 +354,7 @@ struct Profile {
   std::vector<ColumnWalkPoint> column_walk;        // by threads, then working set
   std::vector<RandomChasePoint> random_chase;      // by threads, then working set
   std::vector<DramBandwidthPoint> dram_bandwidth;  // by kernel, threads, then working set
+  std::vector<CacheEdgePoint> cache_edges;         // by level, kernel, threads, then working set
   std::optional<Contention> contention;
   Overheads overheads;
   std::optional<PointToPoint> point_to_point;

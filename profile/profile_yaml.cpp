@@ -366,6 +366,17 @@ std::vector<RandomChasePoint> read_random_chase(const Reader& r, const YAML::Nod
   return points;
 }
 
+// A curve point's `kernel`: one of the memory suite's streaming kernels.
+std::string streaming_kernel_at(const Reader& r, const YAML::Node& point, const std::string& path) {
+  std::string kernel = r.text(point["kernel"], path + ".kernel");
+  if (!streaming_kernel(kernel)) {
+    r.fail(point["kernel"], path + ".kernel",
+           fmt::format("'{}' is not a streaming kernel; expected {}", kernel,
+                       streaming_kernel_names()));
+  }
+  return kernel;
+}
+
 std::vector<DramBandwidthPoint> read_dram_bandwidth(const Reader& r, const YAML::Node& node) {
   if (!node.IsSequence()) r.fail(node, "dram_bandwidth", "expected a list of measured rates");
   std::vector<DramBandwidthPoint> points;
@@ -375,14 +386,44 @@ std::vector<DramBandwidthPoint> read_dram_bandwidth(const Reader& r, const YAML:
                                            "bytes_per_second"};
     r.map(node[i], path, keys, keys);
     DramBandwidthPoint point;
-    point.kernel = r.text(node[i]["kernel"], path + ".kernel");
-    if (!streaming_kernel(point.kernel)) {
-      r.fail(node[i]["kernel"], path + ".kernel",
-             fmt::format("'{}' is not a streaming kernel; expected {}", point.kernel,
-                         streaming_kernel_names()));
-    }
+    point.kernel = streaming_kernel_at(r, node[i], path);
     point.threads = positive_count(r, node[i], path, "threads");
     point.working_set_bytes = positive_count(r, node[i], path, "working_set_bytes");
+    point.bytes_per_second =
+        positive_quantity(r, node[i], path, "bytes_per_second", "B/s", "a rate");
+    points.push_back(point);
+  }
+  return points;
+}
+
+std::vector<CacheEdgePoint> read_cache_edges(const Reader& r, const YAML::Node& node) {
+  if (!node.IsSequence()) r.fail(node, "cache_edges", "expected a list of measured rates");
+  std::vector<CacheEdgePoint> points;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const std::string path = fmt::format("cache_edges[{}]", i);
+    const std::vector<std::string> keys = {"level",
+                                           "next",
+                                           "kernel",
+                                           "threads",
+                                           "from_bytes",
+                                           "to_bytes",
+                                           "working_set_bytes",
+                                           "bytes_per_second"};
+    r.map(node[i], path, keys, keys);
+    CacheEdgePoint point;
+    point.level = r.text(node[i]["level"], path + ".level");
+    point.next = r.text(node[i]["next"], path + ".next");
+    point.kernel = streaming_kernel_at(r, node[i], path);
+    point.threads = positive_count(r, node[i], path, "threads");
+    point.from_bytes = positive_count(r, node[i], path, "from_bytes");
+    point.to_bytes = positive_count(r, node[i], path, "to_bytes");
+    point.working_set_bytes = positive_count(r, node[i], path, "working_set_bytes");
+    if (!(point.from_bytes < point.working_set_bytes && point.working_set_bytes < point.to_bytes)) {
+      r.fail(node[i]["working_set_bytes"], path + ".working_set_bytes",
+             fmt::format("{} lies outside the edge; expected between from_bytes ({}) and to_bytes "
+                         "({})",
+                         point.working_set_bytes, point.from_bytes, point.to_bytes));
+    }
     point.bytes_per_second =
         positive_quantity(r, node[i], path, "bytes_per_second", "B/s", "a rate");
     points.push_back(point);
@@ -777,8 +818,8 @@ Profile parse_profile(const std::string& text, const std::string& where) {
   if (!root.IsDefined() || root.IsNull()) r.fail(root, "", "empty file; expected a sonde profile");
   r.map(root, "",
         {"schema", "version", "machine", "provenance", "compute", "memory", "column_walk",
-         "random_chase", "dram_bandwidth", "contention", "overheads", "point_to_point",
-         "collectives", "not_fitted"},
+         "random_chase", "dram_bandwidth", "cache_edges", "contention", "overheads",
+         "point_to_point", "collectives", "not_fitted"},
         {"schema", "version", "machine", "provenance"});
   const std::string schema = r.text(root["schema"], "schema");
   if (schema != kSchemaName) {
@@ -798,6 +839,7 @@ Profile parse_profile(const std::string& text, const std::string& where) {
   if (root["column_walk"]) p.column_walk = read_column_walk(r, root["column_walk"]);
   if (root["random_chase"]) p.random_chase = read_random_chase(r, root["random_chase"]);
   if (root["dram_bandwidth"]) p.dram_bandwidth = read_dram_bandwidth(r, root["dram_bandwidth"]);
+  if (root["cache_edges"]) p.cache_edges = read_cache_edges(r, root["cache_edges"]);
   if (root["contention"]) p.contention = read_contention(r, root["contention"]);
   if (root["overheads"]) p.overheads = read_overheads(r, root["overheads"]);
   if (root["point_to_point"]) p.point_to_point = read_point_to_point(r, root["point_to_point"]);
@@ -940,6 +982,20 @@ std::string to_yaml(const Profile& p) {
           << "threads" << YAML::Value << point.threads << YAML::Key << "working_set_bytes"
           << YAML::Value << point.working_set_bytes << YAML::Key << "bytes_per_second"
           << YAML::Value;
+      emit_quantity(out, point.bytes_per_second);
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
+  if (!p.cache_edges.empty()) {
+    out << YAML::Key << "cache_edges" << YAML::Value << YAML::BeginSeq;
+    for (const CacheEdgePoint& point : p.cache_edges) {
+      out << YAML::BeginMap << YAML::Key << "level" << YAML::Value << point.level << YAML::Key
+          << "next" << YAML::Value << point.next << YAML::Key << "kernel" << YAML::Value
+          << point.kernel << YAML::Key << "threads" << YAML::Value << point.threads << YAML::Key
+          << "from_bytes" << YAML::Value << point.from_bytes << YAML::Key << "to_bytes"
+          << YAML::Value << point.to_bytes << YAML::Key << "working_set_bytes" << YAML::Value
+          << point.working_set_bytes << YAML::Key << "bytes_per_second" << YAML::Value;
       emit_quantity(out, point.bytes_per_second);
       out << YAML::EndMap;
     }

@@ -167,6 +167,16 @@ std::string format_profile(const Profile& p) {
     }
   }
 
+  if (!p.cache_edges.empty()) {
+    out += "\nBandwidth where a working set outgrows a cache (all threads together)\n";
+    for (const CacheEdgePoint& point : p.cache_edges) {
+      line(out,
+           fmt::format("{} to {}: {}/{}, {}", point.level, point.next, point.kernel, point.threads,
+                       format_bytes(static_cast<double>(point.working_set_bytes))),
+           point.bytes_per_second);
+    }
+  }
+
   if (p.contention) {
     const Contention& k = *p.contention;
     out += "\nContention (Amato et al. (1999), section 4; per access)\n";

@@ -77,12 +77,14 @@ ResultFile synthetic_run() {
     benchmarks.push_back(entry("memory.latency.random.base/threads:2/ws:" + std::to_string(bytes),
                                "median", {{"seconds_per_load", 10 * seconds}}, loaded));
   }
-  // Two-thread triad: L1 window for two threads reaches 48 KiB, L2's starts at 192 KiB. At
+  // Two-thread triad: L1 window for two threads reaches 48 KiB, L2's starts at 192 KiB. 2 MiB
+  // lies between the L2's window (to 1 MiB for two threads) and the L3's (from 4 MiB). At
   // 128 MiB the two threads still get help from a cache larger in effect than hwloc says: faster
   // than DRAM, and not part of its plateau.
   for (const auto& [bytes, rate] :
        std::vector<std::pair<std::uint64_t, double>>{{32768, 400e9},
                                                      {524288, 150e9},
+                                                     {2 << 20, 90e9},
                                                      {128 << 20, 70e9},
                                                      {256 << 20, 40e9},
                                                      {384 << 20, 42e9}}) {
@@ -186,6 +188,19 @@ TEST(MemorySummary, TakesMediansOverEachWindow) {
   EXPECT_EQ(summary.dram_bandwidth[0].kernel, "triad");
   EXPECT_EQ(summary.dram_bandwidth[0].threads, 2u);
   EXPECT_EQ(summary.thread_counts, std::vector<unsigned>{2});
+  // The 2 MiB point lies on the edge from L2 to L3, which the windows for two threads bound.
+  ASSERT_EQ(summary.cache_edges.size(), 1u);
+  const CacheEdgeSample& edge = summary.cache_edges[0];
+  EXPECT_EQ(edge.level, "L2");
+  EXPECT_EQ(edge.next, "L3");
+  EXPECT_EQ(edge.from_bytes, 1u << 20);
+  EXPECT_EQ(edge.to_bytes, 4u << 20);
+  EXPECT_EQ(edge.bytes, 2u << 20);
+  EXPECT_EQ(edge.kernel, "triad");
+  EXPECT_EQ(edge.threads, 2u);
+  EXPECT_DOUBLE_EQ(edge.median, 90e9);
+  EXPECT_DOUBLE_EQ(summary.levels[1].bytes_per_second.at("triad/2").median, 150e9)
+      << "an edge's point is no part of either plateau";
   const std::string text = format_memory_summary(summary);
   EXPECT_NE(text.find("1.10 ns 2.8 cyc"), std::string::npos) << text;
   EXPECT_NE(text.find("41.0 GB/s"), std::string::npos) << text;

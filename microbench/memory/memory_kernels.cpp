@@ -70,6 +70,49 @@ void update_kernel(double* __restrict a, const double* __restrict b, double scal
   for (std::size_t i = 0; i < n; ++i) a[i] += scalar * b[i];
 }
 
+namespace {
+#if defined(__AVX512F__)
+constexpr std::size_t kVectorBytes = 64;
+#elif defined(__AVX__)
+constexpr std::size_t kVectorBytes = 32;
+#else
+constexpr std::size_t kVectorBytes = 16;
+#endif
+constexpr std::size_t kLanes = kVectorBytes / sizeof(double);
+// GCC's and Clang's vector extension: `aligned(8)` lets a vector lie at any double's address, so
+// each access is one unaligned vector load or store as written (vmovupd), never peeled to a line.
+using Vector = double __attribute__((vector_size(kVectorBytes)));
+using LooseVector = double __attribute__((vector_size(kVectorBytes), aligned(8), may_alias));
+}  // namespace
+
+std::size_t vector_bytes() { return kVectorBytes; }
+
+double misaligned_read_kernel(const double* a, std::size_t n) {
+  // Eight accumulators, as read_kernel's 64 lanes: the add latency does not bound it.
+  constexpr std::size_t kAccumulators = 8, kStep = kAccumulators * kLanes;
+  Vector sums[kAccumulators] = {};
+  std::size_t i = 0;
+  for (; i + kStep <= n; i += kStep) {
+    for (std::size_t j = 0; j < kAccumulators; ++j)
+      sums[j] += *reinterpret_cast<const LooseVector*>(a + i + j * kLanes);
+  }
+  double total = 0;
+  for (; i < n; ++i) total += a[i];
+  for (const Vector& sum : sums) {
+    for (std::size_t lane = 0; lane < kLanes; ++lane) total += sum[lane];
+  }
+  return total;
+}
+
+void misaligned_write_kernel(double* a, std::size_t n, double value) {
+  Vector v;
+  for (std::size_t lane = 0; lane < kLanes; ++lane) v[lane] = value;
+  std::size_t i = 0;
+#pragma GCC unroll 8
+  for (; i + kLanes <= n; i += kLanes) *reinterpret_cast<LooseVector*>(a + i) = v;
+  for (; i < n; ++i) a[i] = value;
+}
+
 std::size_t FivePointShape::nonzeros() const { return 5 * rows() - 2 * (width + height); }
 
 double FivePointShape::counted_bytes() const {

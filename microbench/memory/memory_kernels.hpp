@@ -47,6 +47,18 @@ void triad_kernel(double* __restrict a, const double* __restrict b, const double
 // a[i] += scalar * b[i]: an update in place, as an axpy. Its store goes to the line its load just
 // brought, so unlike the triad's it costs no write-allocate read: 24 B move for the 24 counted.
 void update_kernel(double* __restrict a, const double* __restrict b, double scalar, std::size_t n);
+// ---- Misaligned streams: vector loads and stores at addresses not a multiple of their width ----
+
+// The widest vector this build's kernels use (64 B with AVX-512, 32 with AVX, else 16).
+std::size_t vector_bytes();
+// sum of a[0..n) and a[0..n) = value, with vectors of vector_bytes() loaded and stored as they lie,
+// without any alignment assumed or established (no peeling): given a pointer 8 B past a cache
+// line, every access is misaligned, and with 64-byte vectors each crosses a line. What a loop over
+// u[i - 1] or u[i + 1], or over a malloc'd array (16 B past a line), pays in L1 beyond aligned
+// loads and stores.
+double misaligned_read_kernel(const double* a, std::size_t n);
+void misaligned_write_kernel(double* a, std::size_t n, double value);
+
 // sum of a[0], a[stride], a[2 stride], ... below n: one scalar load per touched word (Amato et
 // al.'s (1999) stride experiments; compiled without vectorization, see strided_kernels.cpp).
 double strided_read_kernel(const double* a, std::size_t n, std::size_t stride);

@@ -537,6 +537,85 @@ void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, const Top
   }
 }
 
+// The read and write kernels with every vector access misaligned (8 B past a line), one thread,
+// at the sweep's sizes inside half of L1: what a loop over u[i - 1] or a malloc'd array pays
+// beyond aligned loads and stores. The aligned kernels' own sizes give their rates beside them.
+void register_misaligned(const MemorySuitePlan& plan, const Topology& topology,
+                         ParamRegistry& registry) {
+  if (topology.data_caches().empty()) return;
+  const std::uint64_t l1_bytes = topology.data_caches().front().size_bytes;
+  const std::vector<unsigned> cores = first_cores(1);
+  for (const std::string_view kernel : {"read-misaligned", "write-misaligned"}) {
+    const bool read = kernel == "read-misaligned";
+    for (std::uint64_t requested : plan.working_sets) {
+      if (requested > l1_bytes / 2) continue;
+      const std::size_t n = std::max<std::size_t>(64, requested / 8 / 64 * 64);
+      const std::uint64_t bytes = 8ull * n;
+      const std::uint64_t passes =
+          std::max<std::uint64_t>(1, (kBandwidthBytesPerThreadPerIteration + bytes - 1) / bytes);
+      const std::string name =
+          fmt::format("memory.bandwidth.{}/threads:1/ws:{}", kernel, requested);
+      const AccessPattern pattern{{{bytes, 8, !read, false}}, 1, false};
+      const std::optional<Counts> derived = derive_on(topology, pattern);
+      auto run = [=, &topology](benchmark::State& state) {
+        drop_kept_setups();
+        ThreadTeam team(topology, cores);
+        // 8 B past the page's first line: every vector of 16 B or more is misaligned.
+        PageBuffer buffer(bytes + 64, PagePolicy::base);
+        double* a = reinterpret_cast<double*>(static_cast<char*>(buffer.data()) + 8);
+        team.run([&](unsigned) {
+          for (std::size_t i = 0; i < n; ++i) a[i] = read ? 1.0 : 0.0;
+        });
+        MemberResult sum;
+        team.run_benchmark_loop(state, [&](unsigned) {
+          for (std::uint64_t pass = 0; pass < passes; ++pass) {
+            if (read) {
+              sum.value = misaligned_read_kernel(a, n);  // compiled apart: no pass is dropped
+            } else {
+              misaligned_write_kernel(a, n, kWriteValue);
+            }
+            benchmark::ClobberMemory();
+          }
+        });
+        bool right = read ? sum.value == static_cast<double>(n) : true;
+        for (std::size_t i = 0; i < n && right && !read; ++i) right = a[i] == kWriteValue;
+        if (!right) {
+          state.SkipWithError(fmt::format("the {} kernel computed a wrong result", kernel).c_str());
+          return;
+        }
+        state.counters["bytes_per_second"] = benchmark::Counter(
+            8.0 * static_cast<double>(n * passes), benchmark::Counter::kIsIterationInvariantRate);
+        record_counts(state, team.counted(), "element", static_cast<double>(n * passes), derived);
+      };
+      register_benchmark(registry, name, run,
+                         {{param::suite, "memory"},
+                          {param::part, bandwidth_part(1)},
+                          {param::kernel, std::string(kernel)},
+                          {"formula", read ? "s += a[i], vectors 8 B past a line"
+                                           : "a[i] = s, vectors 8 B past a line"},
+                          {"vector_bytes", vector_bytes()},
+                          {"offset_bytes", 8},
+                          {param::page_policy, "base"},
+                          {"page_bytes", base_page_bytes()},
+                          {param::working_set_bytes, bytes},
+                          {"requested_working_set_bytes", requested},
+                          {"arrays", 1},
+                          {"elements_per_thread", n},
+                          {param::bytes_per_element, 8},
+                          {"loads_per_element", read ? 1 : 0},
+                          {"stores_per_element", read ? 0 : 1},
+                          {"flops_per_element", read ? 1 : 0},
+                          {"passes_per_iteration", passes},
+                          {param::threads, 1},
+                          {"cores", cores},
+                          {"stores", "regular"},
+                          {"counts", count_sources(pattern)}},
+                         plan.repetitions, plan.min_time_seconds)
+          ->UseManualTime();
+    }
+  }
+}
+
 // The team and matrices of one indexed benchmark, kept for all its repetitions as the streaming
 // kernels' are. Each thread maps and first touches its own arrays, each starting a line, so that
 // its pages sit on its NUMA node.
@@ -1057,6 +1136,7 @@ std::size_t register_memory_suite(const MemorySuitePlan& plan, const Topology& t
   for (unsigned threads : plan.thread_counts) {
     if (selected(bandwidth_part(threads))) {
       register_bandwidth(plan, threads, topology, registry);
+      if (threads == 1) register_misaligned(plan, topology, registry);
       if (plan.indexed_kernel) register_indexed(plan, threads, topology, registry);
     }
   }

@@ -352,6 +352,77 @@ TEST(CostModel, LoadsAndStoresAtL1AddToTheTransfersFromBeyond) {
   EXPECT_EQ(l1.costs[0].bound, "L1d loads and stores");
 }
 
+TEST(CostModel, MisalignedLoadsAndStoresTakeTheMisalignedRates) {
+  // Of 4 GB loaded, 2 GB by misaligned vectors; all 1 GB stored misaligned; the working set in
+  // L1. With the misaligned kernels at 64 GB/s: 2e9 / 256e9 + 2e9 / 64e9 + 1e9 / 64e9 = 7.8125 +
+  // 31.25 + 15.625 = 54.6875 ms, where all aligned would take 23.4375.
+  profile::Profile node = made_up_node();
+  node.memory[0].bandwidth["read-misaligned/1"] = q(64e9, "B/s");
+  node.memory[0].bandwidth["write-misaligned/1"] = q(64e9, "B/s", 32e9, 64e9);
+  const std::string header =
+      "kind,name,traffic [B],loads [GB],stores [GB],misaligned loads [GB],misaligned stores "
+      "[GB],working set [B],dop\n";
+  const auto at_one = [&](const std::string& row, const profile::Profile& profile) {
+    return Predictor(parse_workload(header + row, "model.csv"), profile, "made-up.yaml")
+        .at(1, Scheme::full_overhead);
+  };
+  const Point l1 = at_one("component,sweep,2.4e9,4,1,2,1,1000,1\n", node);
+  EXPECT_NEAR(l1.total, 54.6875e-3, 1e-12);
+  ASSERT_TRUE(l1.total_range);
+  EXPECT_NEAR(l1.total_range->high, 7.8125e-3 + 31.25e-3 + 1e9 / 32e9, 1e-12);
+  // None misaligned: as before.
+  EXPECT_NEAR(at_one("component,sweep,2.4e9,4,1,0,0,1000,1\n", node).total, 23.4375e-3, 1e-12);
+  // A profile that did not measure misaligned streams: an error naming the field, no substitute.
+  expect_error_naming([&] { at_one("component,sweep,2.4e9,4,1,2,1,1000,1\n", made_up_node()); },
+                      "made-up.yaml: memory.L1d.bandwidth.read-misaligned/1: absent; component "
+                      "'sweep'");
+  // More misaligned than loaded: an error at the cell.
+  expect_error_naming([&] { at_one("component,sweep,2.4e9,4,1,5,1,1000,1\n", node); },
+                      "model.csv:2:6 (misaligned loads [GB]): misaligned loads of 5000000000 B at "
+                      "n = 1 exceed the loads (4000000000 B)");
+  // A misaligned part without its whole.
+  expect_error_naming(
+      [] {
+        parse_workload("kind,name,stores [B],misaligned loads [B],dop\ncomponent,x,1,1,1\n",
+                       "model.csv");
+      },
+      "model.csv:2:4 (misaligned loads [B]): misaligned loads are a part of the loads; give the "
+      "loads [B] too");
+}
+
+TEST(CostModel, AWorkingSetThatOutgrowsACacheTakesTheRateMeasuredAtItsSize) {
+  // The sweep measured triad with one thread between the L2's plateau (to 512 KiB) and the L3's
+  // (from 2 MiB): 80 GB/s [76 .. 84] at 1 MiB. 2.4e8 B of traffic over a 1 MiB working set take
+  // 2.4e8 / 80e9 = 3 ms [2.4e8 / 84e9 .. 2.4e8 / 76e9], not the L2's 2.4 ms nor the L3's 4.8.
+  profile::Profile node = made_up_node();
+  node.cache_edges.push_back(
+      {"L2", "L3", "triad", 1, 524288, 2097152, 1048576, q(80e9, "B/s", 76e9, 84e9)});
+  const auto at = [&](const std::string& working_set, double n) {
+    return Predictor(parse_workload("kind,name,traffic [B],access,working set [B],dop\n"
+                                    "component,triad,2.4e8,triad," +
+                                        working_set + ",1\n",
+                                    "model.csv"),
+                     node, "made-up.yaml")
+        .at(n, Scheme::full_overhead);
+  };
+  const Point mib = at("1048576", 1);
+  EXPECT_NEAR(mib.total, 3e-3, 1e-12);
+  ASSERT_TRUE(mib.total_range);
+  EXPECT_NEAR(mib.total_range->low, 2.4e8 / 84e9, 1e-12);
+  EXPECT_NEAR(mib.total_range->high, 2.4e8 / 76e9, 1e-12);
+  EXPECT_EQ(mib.costs[0].bound, "L2 to L3 edge bandwidth (triad, 1 sharing, 1 MiB in all)");
+  // 1.5 MiB: log-log between 80 GB/s at 1 MiB and the L3's 50 at 2 MiB, where its plateau starts:
+  // 80 (50 / 80)^(log 1.5 / log 2) = 60.78 GB/s.
+  const double rate = 80e9 * std::pow(50.0 / 80.0, std::log(1.5) / std::log(2.0));
+  EXPECT_NEAR(at("1572864", 1).total, 2.4e8 / rate, 1e-12);
+  // 768 KiB: between the L2's 100 GB/s at 512 KiB and 80 at 1 MiB.
+  const double near_l2 = 100e9 * std::pow(80.0 / 100.0, std::log(1.5) / std::log(2.0));
+  EXPECT_NEAR(at("786432", 1).total, 2.4e8 / near_l2, 1e-12);
+  // Inside a plateau the edge plays no part: 256 KiB at the L2's 100 GB/s, 4 MiB at the L3's 50.
+  EXPECT_NEAR(at("262144", 1).total, 2.4e-3, 1e-12);
+  EXPECT_NEAR(at("4194304", 1).total, 4.8e-3, 1e-12);
+}
+
 TEST(CostModel, ASparseProductIsCostedAtTheIndexedKernelsRateEvenInL1) {
   // 0.8 GB of traffic as STREAM counts it (12 B a nonzero, 20 a row) from DRAM, at the indexed
   // kernel's 10 GB/s: 80 ms.

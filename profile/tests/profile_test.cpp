@@ -68,6 +68,7 @@ Profile full_profile() {
        {std::tuple{1u, 268435456u, 2.5e10}, {2u, 268435456u, 4.1e10}}) {
     p.dram_bandwidth.push_back({"triad", threads, bytes, q(rate, "B/s")});
   }
+  p.cache_edges.push_back({"L1d", "DRAM", "copy", 1, 24576, 98304, 49152, q(3.1e11, "B/s")});
   Contention c;
   c.counts = "derived";
   c.banks = 2;
@@ -524,6 +525,21 @@ TEST_F(Malformed, DramBandwidth) {
   expect_rejected(
       replaced(good, "value: 25000000000\n      unit: B/s", "value: 25000000000\n      unit: GB/s"),
       "dram_bandwidth[0].bytes_per_second");
+}
+
+TEST_F(Malformed, CacheEdges) {
+  ASSERT_NE(good.find("cache_edges:\n  - level: L1d\n"), std::string::npos) << good;
+  expect_rejected(replaced(good, "    kernel: copy\n    threads: 1\n    from_bytes",
+                           "    kernel: gather\n    threads: 1\n    from_bytes"),
+                  "cache_edges[0].kernel: 'gather' is not a streaming kernel");
+  expect_rejected(replaced(good, "working_set_bytes: 49152", "working_set_bytes: 98304"),
+                  "cache_edges[0].working_set_bytes: 98304 lies outside the edge; expected "
+                  "between from_bytes (24576) and to_bytes (98304)");
+  expect_rejected(replaced(good, "from_bytes: 24576", "from_bytes: 0"),
+                  "cache_edges[0].from_bytes: expected 1 or more");
+  expect_rejected(replaced(good, "value: 310000000000", "value: 0"),
+                  "cache_edges[0].bytes_per_second: expected a rate > 0");
+  expect_rejected(replaced(good, "    next: DRAM\n", ""), "cache_edges[0]");
 }
 
 TEST_F(Malformed, WrongTypes) {

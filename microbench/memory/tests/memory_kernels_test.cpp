@@ -97,6 +97,20 @@ TEST(StreamKernels, ComputeWhatTheyClaim) {
   }
 }
 
+TEST(StreamKernels, MisalignedKernelsComputeWhatTheyClaimAtAnyOffset) {
+  EXPECT_TRUE(vector_bytes() == 16 || vector_bytes() == 32 || vector_bytes() == 64);
+  for (std::size_t n : {0u, 1u, 7u, 63u, 64u, 65u, 1000u, 4097u}) {
+    // One double past the start: every vector of the kernels misaligned, and the tail after it.
+    std::vector<double> a(n + 2, -1.0), b(n + 2, -1.0);
+    std::iota(a.begin() + 1, a.end() - 1, 1.0);
+    EXPECT_DOUBLE_EQ(misaligned_read_kernel(a.data() + 1, n), n * (n + 1) / 2.0) << n;
+    misaligned_write_kernel(b.data() + 1, n, 2.5);
+    EXPECT_EQ(b.front(), -1.0) << n;
+    EXPECT_EQ(b.back(), -1.0) << n;
+    EXPECT_TRUE(std::all_of(b.begin() + 1, b.end() - 1, [](double x) { return x == 2.5; })) << n;
+  }
+}
+
 TEST(StreamKernels, StridedReadTouchesEveryStrideThWord) {
   std::vector<double> a(1000);
   std::iota(a.begin(), a.end(), 0.0);
