@@ -160,6 +160,23 @@ struct PartState {
   bool moved() const { return !straddled && std::abs(scale() - 1) >= kWorthScaling; }
 };
 
+// How far apart the kernels of a q-thread part are in their state: the largest over the smallest
+// of their q-thread figures each divided by its one-thread figure. No value with fewer than two
+// kernels measured both ways.
+std::optional<double> kernels_spread(const std::map<std::string, profile::Quantity>& as_measured,
+                                     int q) {
+  std::vector<double> ratios;
+  for (const auto& [key, quantity] : as_measured) {
+    if (profile::bandwidth_threads(key) != q || !(quantity.value > 0)) continue;
+    const auto one = as_measured.find(profile::bandwidth_kernel(key) + "/1");
+    if (one != as_measured.end() && one->second.value > 0)
+      ratios.push_back(quantity.value / one->second.value);
+  }
+  if (ratios.size() < 2) return std::nullopt;
+  return *std::max_element(ratios.begin(), ratios.end()) /
+         *std::min_element(ratios.begin(), ratios.end());
+}
+
 std::optional<PartState> part_state(const std::vector<DriftProbe>& probes,
                                     const std::map<std::string, profile::Quantity>& as_measured,
                                     int q, unsigned most_at_once) {
@@ -188,6 +205,21 @@ std::optional<PartState> part_state(const std::vector<DriftProbe>& probes,
       p.state_low = p.state_high = nearest;
       state = fmt::format("the part's triad read {} GB/s, the probe beside it nearest that {}",
                           rate_text(measured), rate_text(nearest));
+    } else if (const auto spread = kernels_spread(as_measured, q);
+               spread && *spread < std::sqrt(p.fastest / p.slowest)) {
+      // No probe beside the part saw its state, but its kernels agree with each other: each
+      // with q threads the same multiple of its one-thread figure, to within half the gap
+      // between the run's states (a part that changed state has kernels on both sides of it).
+      // The part ran in one state, the one its own triad shows.
+      p.state_low = p.state_high = measured;
+      state = fmt::format(
+          "the part's triad read {} GB/s, no probe beside it within {:.0f}% of that ({} .. {}), "
+          "but its kernels agree (their {}-thread figures spread {:.2f}-fold over their "
+          "one-thread ones, less than the square root of the states' ratio): the part's state "
+          "is its own triad's",
+          rate_text(measured), 100 * (kSameState - 1),
+          rate_text(*std::min_element(around.begin(), around.end())),
+          rate_text(*std::max_element(around.begin(), around.end())), q, *spread);
     } else {
       // The machine changed state during the part: its kernels may each have run in another.
       // Nothing is moved, and each interval spans every state the run saw.

@@ -10,7 +10,8 @@
 # spreadsheet up to version K (v3: the transpose's column walk, the others' v2; v5: the stencil's
 # halo step; v6: cg's in-place updates at the update kernel, which needs a profile that has it;
 # v7: the transpose's walk and cg's update p with wider working sets; v8: cg's sparse product at
-# the indexed kernel, which also needs a profile that has it).
+# the indexed kernel, which also needs a profile that has it; v9: misaligned loads and stores, which
+# need a profile that measured the misaligned kernels).
 # The programs run on this machine; PROFILE may be another machine's (a prediction across machines).
 # SONDE_CHECK_RANKS sets the rank counts (default 1,2; e.g. 1,2,4,8,16 on a 16-core node), and
 # SONDE_MPIEXEC the launcher `sonde check` puts before -n <n> (default mpiexec).
