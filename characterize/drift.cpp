@@ -85,6 +85,42 @@ constexpr double kWorthScaling = 0.05;
 // (the plateau's sizes and the probe's 256 MiB): a probe within 15% saw the part's state.
 constexpr double kSameState = 1.15;
 
+// The state the machine was in most of the run, from the probes' rates in time order. Where the
+// sorted rates fall apart at a gap wider than one state spans (kSameState), the machine had two
+// states and the median of all would lie between them, at a rate it never ran at: the median of
+// the side with more probes, or with as many, the side of the last probe (the state the run ended
+// in). Without such a gap, the median of all. `said` tells which.
+double usual_state(const std::vector<double>& in_order, std::string& said) {
+  std::vector<double> sorted = in_order;
+  std::sort(sorted.begin(), sorted.end());
+  std::size_t cut = 0;
+  double widest = std::log(kSameState);
+  for (std::size_t i = 1; i < sorted.size(); ++i) {
+    const double gap = std::log(sorted[i] / sorted[i - 1]);
+    if (gap > widest) {
+      widest = gap;
+      cut = i;
+    }
+  }
+  if (cut == 0) {
+    const double all = sonde::median(sorted);
+    said = fmt::format("median {}", rate_text(all));
+    return all;
+  }
+  const std::vector<double> lower(sorted.begin(), sorted.begin() + static_cast<long>(cut));
+  const std::vector<double> upper(sorted.begin() + static_cast<long>(cut), sorted.end());
+  const bool take_upper =
+      upper.size() != lower.size() ? upper.size() > lower.size() : in_order.back() >= sorted[cut];
+  const double usual = sonde::median(take_upper ? upper : lower);
+  said = fmt::format(
+      "usual {}: the probes fall into two states apart at {} .. {}, and {} of them in the {} one"
+      "{}",
+      rate_text(usual), rate_text(sorted[cut - 1]), rate_text(sorted[cut]),
+      (take_upper ? upper : lower).size(), take_upper ? "faster" : "slower",
+      upper.size() == lower.size() ? ", as many as in the other, the last among them" : "");
+  return usual;
+}
+
 }  // namespace
 
 std::filesystem::path drift_log_path(const std::filesystem::path& run_folder) {
@@ -188,7 +224,8 @@ std::optional<PartState> part_state(const std::vector<DriftProbe>& probes,
   if (around.empty()) around = all;  // no probe next to its part: the whole run's probes
   p.slowest = *std::min_element(all.begin(), all.end());
   p.fastest = *std::max_element(all.begin(), all.end());
-  p.typical = sonde::median(all);
+  std::string usual;
+  p.typical = usual_state(all, usual);
   // The state the part measured in: where the level's own triad with q threads (the probe's
   // kernel) is, the probe beside the part nearest it; without it, either end of theirs.
   p.state_low = *std::min_element(around.begin(), around.end());
@@ -243,9 +280,9 @@ std::optional<PartState> part_state(const std::vector<DriftProbe>& probes,
                                                    : fmt::format(", standing in for {}", q));
   p.said = fmt::format(
       "the run's {} probes over {} read the DRAM triad ({}) at {} .. {} GB/s, "
-      "median {}; {}",
+      "{}; {}",
       probes.size(), format_duration(probes.back().seconds - probes.front().seconds), probed,
-      rate_text(p.slowest), rate_text(p.fastest), rate_text(p.typical), state);
+      rate_text(p.slowest), rate_text(p.fastest), usual, state);
   return p;
 }
 
@@ -288,7 +325,7 @@ std::vector<std::string> account_for_drift(profile::Profile& profile,
                                       : one->second.value;
         high = std::min(high, std::max(measured, q * best_alone));
       }
-      // Moved to the run's median state. With several threads, kernels other than the probe's
+      // Moved to the run's usual state. With several threads, kernels other than the probe's
       // move with it only as far as the node's memory bounds them. On the Zen 5 guest, in the
       // fast state every kernel's two-thread figure was about twice its one-thread figure (bound
       // by each core); in the slow state read, copy and triad fell to 45 to 53 GB/s, near the
@@ -324,7 +361,7 @@ std::vector<std::string> account_for_drift(profile::Profile& profile,
         quantity.value = moved;
         quantity.origin = profile::Origin::derived;
         note = fmt::format(
-            "value moved to the run's median state (derived): measured {} GB/s, x "
+            "value moved to the run's usual state (derived): measured {} GB/s, x "
             "{} / {} GB/s{}; ",
             rate_text(measured), rate_text(p.typical), rate_text(p.state), bound);
       }
