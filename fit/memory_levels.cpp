@@ -230,9 +230,12 @@ MemorySummary summarize_memory(const std::vector<ResultFile>& files) {
         }
         const std::string key = fmt::format("{}/{}", kernel, threads);
         const std::vector<LevelWindow> windows = level_windows(topology, threads);
+        // The repetitions by name: a lambda may not capture a structured binding before C++20's
+        // P1091 (Clang 15 refuses it).
+        const std::vector<const BenchmarkRecord*>& repetitions = point.iterations;
         const auto rate_range = [&](double rate) {
           double low = rate, high = rate;
-          for (const BenchmarkRecord* repetition : point.iterations) {
+          for (const BenchmarkRecord* repetition : repetitions) {
             // A repetition that moved nothing is no rate (and no interval's end).
             if (const auto r = repetition->counter("bytes_per_second"); r && *r > 0) {
               low = std::min(low, *r);
