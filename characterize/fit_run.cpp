@@ -65,9 +65,17 @@ std::filesystem::path fit_run(const FitRunOptions& options, std::ostream& log) {
                                            ? std::filesystem::path("machines") / (machine + ".yaml")
                                            : std::filesystem::path(options.output);
   profile::Profile profile = fit::build_profile(run, machine, run_folder);
-  for (const std::string& line :
-       account_for_drift(profile, read_drift_log(drift_log_path(run_folder))))
+  const std::vector<DriftProbe> probes = read_drift_log(drift_log_path(run_folder));
+  for (const std::string& line : account_for_drift(profile, probes))
     log << fmt::format("drift: {}\n", line);
+  if (!probes.empty()) {
+    // The probes moved figures too: the digest covers the drift log beside the result files, so
+    // that two profiles with one digest were fitted from the same inputs.
+    std::vector<std::filesystem::path> inputs;
+    for (const ResultFile& file : run.files) inputs.push_back(file.path);
+    inputs.push_back(drift_log_path(run_folder));
+    profile.provenance.results_digest = fit::results_digest(inputs);
+  }
   profile::write_profile(profile, output);
   log << fmt::format("profile: {}\n", output.string());
   const std::filesystem::path plot_folder =
