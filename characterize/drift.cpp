@@ -78,7 +78,7 @@ std::vector<double> triads(const std::vector<DriftProbe>& probes, unsigned threa
   return rates;
 }
 
-// A state this far from the run's median moves the figure to it; nearer, the figure is kept as
+// A state this far from the run's usual one moves the figure to it; nearer, the figure is kept as
 // measured (repetitions seconds apart differ by a few percent anyway).
 constexpr double kWorthScaling = 0.05;
 // The memory suite's triad plateau and the probe's triad in one state differ by up to 10% here
@@ -189,7 +189,7 @@ struct PartState {
   double slowest = 0, fastest = 0;  // over the run
   double state = 0;  // the machine's as the part measured (geometric mean of a range)
   double state_low = 0, state_high = 0;
-  double typical = 0;      // the probes' median: the state most of the run
+  double typical = 0;      // the run's usual state (usual_state)
   bool straddled = false;  // the part's own triad matched none of the probes beside it
   std::string said;        // what the probes read, for the notes
   double scale() const { return typical / state; }
@@ -228,10 +228,12 @@ std::optional<PartState> part_state(const std::vector<DriftProbe>& probes,
   p.typical = usual_state(all, usual);
   // The state the part measured in: where the level's own triad with q threads (the probe's
   // kernel) is, the probe beside the part nearest it; without it, either end of theirs.
-  p.state_low = *std::min_element(around.begin(), around.end());
-  p.state_high = *std::max_element(around.begin(), around.end());
+  const double around_low = *std::min_element(around.begin(), around.end());
+  const double around_high = *std::max_element(around.begin(), around.end());
+  p.state_low = around_low;
+  p.state_high = around_high;
   std::string state =
-      fmt::format("{} .. {} GB/s around its part", rate_text(p.state_low), rate_text(p.state_high));
+      fmt::format("{} .. {} GB/s around its part", rate_text(around_low), rate_text(around_high));
   const auto triad = as_measured.find(fmt::format("triad/{}", q));
   if (triad != as_measured.end() && triad->second.value > 0) {
     const double measured = triad->second.value;
@@ -254,9 +256,8 @@ std::optional<PartState> part_state(const std::vector<DriftProbe>& probes,
           "but its kernels agree (their {}-thread figures spread {:.2f}-fold over their "
           "one-thread ones, less than the square root of the states' ratio): the part's state "
           "is its own triad's",
-          rate_text(measured), 100 * (kSameState - 1),
-          rate_text(*std::min_element(around.begin(), around.end())),
-          rate_text(*std::max_element(around.begin(), around.end())), q, *spread);
+          rate_text(measured), 100 * (kSameState - 1), rate_text(around_low),
+          rate_text(around_high), q, *spread);
     } else {
       // The machine changed state during the part: its kernels may each have run in another.
       // Nothing is moved, and each interval spans every state the run saw.
@@ -266,9 +267,8 @@ std::optional<PartState> part_state(const std::vector<DriftProbe>& probes,
       state = fmt::format(
           "the part's triad read {} GB/s, no probe beside it within {:.0f}% of that ({} .. {}): "
           "the state changed during the part, so nothing was moved",
-          rate_text(measured), 100 * (kSameState - 1),
-          rate_text(*std::min_element(around.begin(), around.end())),
-          rate_text(*std::max_element(around.begin(), around.end())));
+          rate_text(measured), 100 * (kSameState - 1), rate_text(around_low),
+          rate_text(around_high));
     }
   }
   p.state = std::sqrt(p.state_low * p.state_high);
@@ -329,7 +329,7 @@ std::vector<std::string> account_for_drift(profile::Profile& profile,
       // move with it only as far as the node's memory bounds them. On the Zen 5 guest, in the
       // fast state every kernel's two-thread figure was about twice its one-thread figure (bound
       // by each core); in the slow state read, copy and triad fell to 45 to 53 GB/s, near the
-      // triad's figure, and the indexed kernel (37 GB/s) did not move. So in a faster median
+      // triad's figure, and the indexed kernel (37 GB/s) did not move. So in a faster usual
       // state a figure rises at most to q times the same kernel's one-thread figure; in a slower
       // one it falls by the state's ratio at most, and only as far as it lies above the triad's
       // figure in that state.

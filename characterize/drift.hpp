@@ -44,17 +44,20 @@ void append_drift_log(const std::filesystem::path& path, const DriftProbe& probe
 // (memory-bandwidth-t<q>, just before or just after) nearest the level's own triad/q (the probe's
 // kernel), or where there is no triad/q, between those probes. Its interval widens to what it
 // would have read in the slowest and fastest states the run's probes saw: value x slowest / state
-// .. value x fastest / state. Where that state lies 5% or more from the probes' median (the state
-// the machine was in most of the run), the value moves to it and becomes derived; the note keeps
-// what was measured. One thread's figures move by median / state. With q threads, in a faster
-// median state a figure rises at most to q times the same kernel's one-thread figure (it may have
+// .. value x fastest / state. Where that state lies 5% or more from the run's usual state (the
+// probes' median; where they fall into two states, the median of the side with more of them, or
+// with as many, of the last probe's side), the value moves to it and becomes derived; the note
+// keeps what was measured. One thread's figures move by usual / state. With q threads, in a faster
+// usual state a figure rises at most to q times the same kernel's one-thread figure (it may have
 // been bound by each core, not by the node's memory); in a slower one it falls by the ratio at
 // most and not below the triad's figure in that state. Nothing changes with fewer than two probes,
 // or where the interval already holds the range and the state was the run's own. With q threads
 // the interval's top is at most q times the best the kernel got with one thread. Where no probe
-// beside the part lies within 15% of its triad, the state changed during the part: nothing moves,
-// and the intervals span value x slowest / fastest .. value x fastest / slowest. Returns a line
-// for each thread count changed.
+// beside the part lies within 15% of its triad, the part's kernels tell: if each q-thread figure
+// over its one-thread figure lies within the square root of the run's state ratio of the others,
+// the part ran in one state, its own triad's; if not, the state changed during the part: nothing
+// moves, and the intervals span value x slowest / fastest .. value x fastest / slowest. Returns a
+// line for each thread count changed.
 std::vector<std::string> account_for_drift(profile::Profile& profile,
                                            const std::vector<DriftProbe>& probes);
 

@@ -18,6 +18,7 @@
 #include "core/csv_table.hpp"
 #include "core/error.hpp"
 #include "core/host.hpp"
+#include "core/statistics.hpp"
 #include "core/units.hpp"
 #include "counters/collect.hpp"
 #include "counters/counter_model.hpp"
@@ -382,12 +383,10 @@ std::vector<double> seconds_in(const std::string& output, const std::string& pro
 
 Measured summarize(std::vector<double> seconds) {
   if (seconds.empty()) throw std::logic_error("summarize: no time");
-  std::sort(seconds.begin(), seconds.end());
-  const std::size_t m = seconds.size() / 2;
   Measured measured;
-  measured.median = seconds.size() % 2 == 1 ? seconds[m] : 0.5 * (seconds[m - 1] + seconds[m]);
-  measured.min = seconds.front();
-  measured.max = seconds.back();
+  measured.median = sonde::median(seconds);
+  measured.min = *std::min_element(seconds.begin(), seconds.end());
+  measured.max = *std::max_element(seconds.begin(), seconds.end());
   measured.count = seconds.size();
   return measured;
 }

@@ -11,6 +11,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/program.hpp"
+#include "core/statistics.hpp"
 #include "core/units.hpp"
 #include "microbench/hardware_counters.hpp"
 
@@ -96,12 +97,6 @@ void check_same_phases(const RunRecord& first, const RunRecord& other, int run,
       }
     }
   }
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 == 1 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
 void run_or_fail(const std::vector<std::string>& argv, const std::vector<std::string>& env,

@@ -96,6 +96,11 @@ struct Collector {
 
 namespace param = result_format::param;
 
+// A cache's window that holds a plateau: it has a top, and its bottom lies below it.
+bool cache_plateau(const LevelWindow& window) {
+  return window.hi_bytes && window.lo_bytes <= *window.hi_bytes;
+}
+
 // A parameter of a benchmark entry, strictly (core/run_records: the file, benchmark and key named).
 template <typename T>
 T param_of(const BenchmarkRecord& record, const char* key, const std::string& where) {
@@ -229,48 +234,33 @@ MemorySummary summarize_memory(const std::vector<ResultFile>& files) {
           summary.thread_counts.push_back(threads);
         }
         const std::string key = fmt::format("{}/{}", kernel, threads);
-        const std::vector<LevelWindow> windows = level_windows(topology, threads);
-        // The repetitions by name: a lambda may not capture a structured binding before C++20's
-        // P1091 (Clang 15 refuses it).
-        const std::vector<const BenchmarkRecord*>& repetitions = point.iterations;
-        const auto rate_range = [&](double rate) {
-          double low = rate, high = rate;
-          for (const BenchmarkRecord* repetition : repetitions) {
-            // A repetition that moved nothing is no rate (and no interval's end).
-            if (const auto r = repetition->counter("bytes_per_second"); r && *r > 0) {
-              low = std::min(low, *r);
-              high = std::max(high, *r);
-            }
+        const auto rate = point_value(point, "bytes_per_second");
+        if (!rate) continue;
+        SweepSample sample{run_name, kernel, threads, bytes, *rate, *rate, *rate};
+        for (const BenchmarkRecord* repetition : point.iterations) {
+          // A repetition that moved nothing is no rate (and no interval's end).
+          if (const auto r = repetition->counter("bytes_per_second"); r && *r > 0) {
+            sample.min = std::min(sample.min, *r);
+            sample.max = std::max(sample.max, *r);
           }
-          return std::pair{low, high};
-        };
-        // Between two caches' windows (both with a plateau, the outer one not DRAM): an edge.
+        }
+        const std::vector<LevelWindow> windows = level_windows(topology, threads);
+        // Between two caches' plateau windows (the outer one not DRAM's): an edge.
         for (std::size_t i = 0; i + 1 < windows.size(); ++i) {
           const LevelWindow &inner = windows[i], &outer = windows[i + 1];
-          if (!inner.hi_bytes || !outer.hi_bytes || inner.lo_bytes > *inner.hi_bytes ||
-              outer.lo_bytes > *outer.hi_bytes || !(bytes > *inner.hi_bytes) ||
-              !(bytes < outer.lo_bytes))
-            continue;
-          if (const auto rate = point_value(point, "bytes_per_second")) {
-            const auto [low, high] = rate_range(*rate);
-            summary.cache_edges.push_back({run_name, inner.level, outer.level, *inner.hi_bytes,
-                                           outer.lo_bytes, kernel, threads, bytes, *rate, low,
-                                           high});
+          if (cache_plateau(inner) && cache_plateau(outer) && bytes > *inner.hi_bytes &&
+              bytes < outer.lo_bytes) {
+            summary.cache_edges.push_back(
+                {sample, inner.level, outer.level, *inner.hi_bytes, outer.lo_bytes});
           }
         }
         for (const LevelWindow& window : windows) {
           if (!window.contains(bytes)) continue;
-          if (const auto rate = point_value(point, "bytes_per_second")) {
-            auto& c = bandwidth[window.level][key];
-            c.higher_is_better = true;
-            c.samples.push_back({bytes, *rate, 0, cv});
-            bandwidth_windows[window.level][key] = window;
-            if (!window.hi_bytes) {
-              const auto [low, high] = rate_range(*rate);
-              summary.dram_bandwidth.push_back(
-                  {run_name, kernel, threads, bytes, *rate, low, high});
-            }
-          }
+          auto& c = bandwidth[window.level][key];
+          c.higher_is_better = true;
+          c.samples.push_back({bytes, *rate, 0, cv});
+          bandwidth_windows[window.level][key] = window;
+          if (!window.hi_bytes) summary.dram_bandwidth.push_back(sample);
         }
       }
     }

@@ -64,9 +64,9 @@ struct LevelSummary {
   std::map<std::string, LevelWindow> bandwidth_windows;  // the window each bandwidth entry used
 };
 
-// One point of the bandwidth sweep in memory's window: `kernel` with `threads` threads over
-// `bytes` in all, the median rate of its repetitions and their range.
-struct DramBandwidthSample {
+// One point of the bandwidth sweep: `kernel` with `threads` threads over `bytes` in all, the
+// median rate of its repetitions and their range.
+struct SweepSample {
   std::string name;  // the benchmark
   std::string kernel;
   unsigned threads = 0;
@@ -74,16 +74,14 @@ struct DramBandwidthSample {
   double median = 0, min = 0, max = 0;  // B/s
 };
 
-// One point of the bandwidth sweep between two caches' windows (above `level`'s, below `next`'s,
-// both for `threads` threads): where the rate falls from one plateau to the other.
-struct CacheEdgeSample {
-  std::string name;  // the benchmark
+// A point in memory's window.
+using DramBandwidthSample = SweepSample;
+
+// A point between two caches' windows (above `level`'s, below `next`'s, both for `threads`
+// threads): where the rate falls from one plateau to the other.
+struct CacheEdgeSample : SweepSample {
   std::string level, next;
   std::uint64_t from_bytes = 0, to_bytes = 0;  // level's window top, next's window bottom
-  std::string kernel;
-  unsigned threads = 0;
-  std::uint64_t bytes = 0;
-  double median = 0, min = 0, max = 0;  // B/s
 };
 
 struct MemorySummary {

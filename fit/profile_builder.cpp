@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/result_format.hpp"
 #include "core/run_records.hpp"
+#include "core/statistics.hpp"
 #include "core/units.hpp"
 #include "core/version.hpp"
 #include "fit/contention_fit.hpp"
@@ -80,7 +81,7 @@ std::vector<profile::PairClass> pair_classes(const std::vector<Measurement>& row
     Quantity q;
     std::sort(values.begin(), values.end());
     const std::size_t n = values.size();
-    q.value = n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+    q.value = sonde::median(values);
     q.unit = unit;
     q.origin = Origin::measured;
     if (values.back() > values.front()) q.interval = Interval{values.front(), values.back(), 1.0};
@@ -269,8 +270,7 @@ bool random_base_chase(const LatencyRecord& row) {
 }
 
 // One point of the bandwidth sweep as a measurement row: its median and its repetitions' range.
-template <class Sample>
-Measurement sweep_row(const Sample& s) {
+Measurement sweep_row(const SweepSample& s) {
   Measurement row;
   row.name = s.name;
   row.median = s.median;

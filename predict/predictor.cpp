@@ -115,6 +115,14 @@ Span span(const profile::Quantity& q) {
   if (!q.interval) return {q.value, q.value, q.value};
   return {q.value, std::min(q.interval->low, q.value), std::max(q.interval->high, q.value)};
 }
+// A rate shared `ways` ways.
+Span divided(const Span& rate, double ways) {
+  return {rate.value / ways, rate.low / ways, rate.high / ways};
+}
+// The time `amount` takes at `rate`: the fastest rate gives the shortest time.
+Span time_at(double amount, const Span& rate) {
+  return {amount / rate.value, amount / rate.high, amount / rate.low};
+}
 
 // A measured curve (x, seconds per load) at x: log-log between the two measured points around
 // it, or the nearest end outside them (and `beyond` names that end's x). Sorts the curve by x.
@@ -481,12 +489,10 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
     // A process's peak: a core's, or its part of the node's when the node's processes share less.
     Span rate = core ? span(*core) : Span{};
     if (node) {
-      const Span part = span(*node);
-      const Span per{part.value / sharers, part.low / sharers, part.high / sharers};
+      const Span per = divided(span(*node), sharers);
       if (!core || per.value < rate.value) rate = per;
     }
-    const double flop = work * share;
-    compute = {flop / rate.value, flop / rate.high, flop / rate.low};
+    compute = time_at(work * share, rate);
     compute_bound = "peak rate";
   }
 
@@ -515,32 +521,30 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
       edge =
           edge_rate(target_, c.access, static_cast<std::uint64_t>(wanted), *working_set * wanted);
     }
-    std::map<int, const profile::Quantity*> by_threads;
-    for (const auto& [key, q] : level->bandwidth) {
-      if (key.find('/') != std::string::npos && profile::bandwidth_kernel(key) == c.access) {
-        by_threads[profile::bandwidth_threads(key)] = &q;
-      }
-    }
     if (edge) {
-      const Span per{edge->aggregate.value / wanted, edge->aggregate.low / wanted,
-                     edge->aggregate.high / wanted};
-      memory = {bytes / per.value, bytes / per.high, bytes / per.low};
+      memory = time_at(bytes, divided(edge->aggregate, wanted));
       memory_bound = fmt::format("{} to {} edge bandwidth ({}, {} sharing, {} in all)", edge->level,
                                  edge->next, c.access, wanted, format_bytes(*working_set * wanted));
-    } else if (by_threads.empty()) {
-      throw input_error(target_path_,
-                        fmt::format("memory.{}.bandwidth.{}/{}: absent; {} moves {} traffic there",
-                                    level->name, c.access, wanted, where, c.access));
     } else {
+      std::map<int, const profile::Quantity*> by_threads;
+      for (const auto& [key, q] : level->bandwidth) {
+        if (key.find('/') != std::string::npos && profile::bandwidth_kernel(key) == c.access) {
+          by_threads[profile::bandwidth_threads(key)] = &q;
+        }
+      }
+      if (by_threads.empty()) {
+        throw input_error(
+            target_path_,
+            fmt::format("memory.{}.bandwidth.{}/{}: absent; {} moves {} traffic there", level->name,
+                        c.access, wanted, where, c.access));
+      }
       // The measurement with the most threads up to the sharers; with fewer threads measured than
       // share a shared level, the aggregate is taken as no larger.
       auto it = by_threads.upper_bound(wanted);
       if (it != by_threads.begin()) --it;
       const int threads = it->first;
       const double divide = private_level(*level) ? threads : std::max(threads, wanted);
-      const Span aggregate = span(*it->second);
-      const Span per{aggregate.value / divide, aggregate.low / divide, aggregate.high / divide};
-      memory = {bytes / per.value, bytes / per.high, bytes / per.low};
+      memory = time_at(bytes, divided(span(*it->second), divide));
       memory_bound = fmt::format("{} bandwidth ({}, {} sharing)", level->name, c.access, wanted);
       if (threads != wanted) {
         cost.notes.push_back(fmt::format("{}: {} bandwidth measured with {} thread(s), not {}",
@@ -574,8 +578,7 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
         throw input_error(target_path_, fmt::format("memory.{}.bandwidth.{}/1: absent; {} gives {}",
                                                     l1.name, kernel, where, what));
       }
-      const Span rate = span(it->second);
-      return Span{moved / rate.value, moved / rate.high, moved / rate.low};
+      return time_at(moved, span(it->second));
     };
     const auto add = [](Span& sum, const Span& part, double sign = 1) {
       sum.value += sign * part.value;

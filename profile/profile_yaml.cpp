@@ -426,6 +426,29 @@ std::vector<CacheEdgePoint> read_cache_edges(const Reader& r, const YAML::Node& 
     }
     point.bytes_per_second =
         positive_quantity(r, node[i], path, "bytes_per_second", "B/s", "a rate");
+    // One edge per level, kernel and thread count, and the edges of one kernel and thread count
+    // apart: the predictor interpolates over the points of the edge a working set lies in.
+    for (std::size_t j = 0; j < points.size(); ++j) {
+      const CacheEdgePoint& other = points[j];
+      if (other.kernel != point.kernel || other.threads != point.threads) continue;
+      const bool same_edge = other.level == point.level;
+      if (same_edge && (other.next != point.next || other.from_bytes != point.from_bytes ||
+                        other.to_bytes != point.to_bytes)) {
+        r.fail(node[i], path,
+               fmt::format("next, from_bytes and to_bytes ({}, {}, {}) differ from cache_edges[{}] "
+                           "of the same level, kernel and threads ({}, {}, {})",
+                           point.next, point.from_bytes, point.to_bytes, j, other.next,
+                           other.from_bytes, other.to_bytes));
+      }
+      if (!same_edge && point.from_bytes < other.to_bytes && other.from_bytes < point.to_bytes) {
+        r.fail(
+            node[i], path,
+            fmt::format("its edge {} .. {} overlaps cache_edges[{}]'s ({} .. {}, from {}) of the "
+                        "same kernel and threads",
+                        point.from_bytes, point.to_bytes, j, other.from_bytes, other.to_bytes,
+                        other.level));
+      }
+    }
     points.push_back(point);
   }
   return points;

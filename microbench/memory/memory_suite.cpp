@@ -577,8 +577,8 @@ void register_misaligned(const MemorySuitePlan& plan, const Topology& topology,
             benchmark::ClobberMemory();
           }
         });
-        bool right = read ? sum.value == static_cast<double>(n) : true;
-        for (std::size_t i = 0; i < n && right && !read; ++i) right = a[i] == kWriteValue;
+        const bool right = read ? sum.value == static_cast<double>(n)
+                                : std::all_of(a, a + n, [](double x) { return x == kWriteValue; });
         if (!right) {
           state.SkipWithError(fmt::format("the {} kernel computed a wrong result", kernel).c_str());
           return;

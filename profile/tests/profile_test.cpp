@@ -542,6 +542,29 @@ TEST_F(Malformed, CacheEdges) {
   expect_rejected(replaced(good, "    next: DRAM\n", ""), "cache_edges[0]");
 }
 
+// The edges of one kernel and thread count: one per level, and apart from each other.
+TEST(MalformedEdges, ConflictingOrOverlappingEdgesAreRefused) {
+  const auto q = [](double v) {
+    Quantity out;
+    out.value = v;
+    out.unit = "B/s";
+    return out;
+  };
+  Profile p = full_profile();
+  p.cache_edges = {{"L1d", "L2", "copy", 1, 24576, 98304, 49152, q(3.1e11)},
+                   {"L2", "L3", "copy", 1, 524288, 2097152, 1048576, q(1.6e11)},
+                   {"L2", "L3", "copy", 2, 1048576, 4194304, 2097152, q(3.2e11)}};
+  EXPECT_EQ(parse_profile(to_yaml(p), "edges.yaml").cache_edges, p.cache_edges);
+  Profile conflicting = p;
+  conflicting.cache_edges.push_back({"L2", "L3", "copy", 1, 524288, 4194304, 2097152, q(1.2e11)});
+  expect_rejected(to_yaml(conflicting),
+                  "cache_edges[3]: next, from_bytes and to_bytes (L3, 524288, 4194304) differ "
+                  "from cache_edges[1]");
+  Profile overlapping = p;
+  overlapping.cache_edges.push_back({"L1.5", "L2", "copy", 1, 400000, 600000, 500000, q(2e11)});
+  expect_rejected(to_yaml(overlapping), "overlaps cache_edges[1]'s (524288 .. 2097152, from L2)");
+}
+
 TEST_F(Malformed, WrongTypes) {
   expect_rejected(replaced(good, "cores_per_node: 2", "cores_per_node: two"),
                   "machine.cores_per_node: expected a number, found 'two'");
