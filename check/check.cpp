@@ -393,10 +393,70 @@ Measured summarize(std::vector<double> seconds) {
 
 void compare(Record& r) {
   r.error_ratio = counters::error_ratio(r.measured.median, r.predicted);
+  r.error_ratio_in_state_now.reset();
+  if (r.predicted_in_state_now) {
+    r.error_ratio_in_state_now =
+        counters::error_ratio(r.measured.median, *r.predicted_in_state_now);
+  }
   r.in_interval.reset();
   if (r.interval) {
     r.in_interval = r.interval->low <= r.measured.median && r.measured.median <= r.interval->high;
   }
+}
+
+std::map<std::pair<std::string, int>, std::vector<MachineSample>> recorded_machine_now(
+    const std::string& path) {
+  nlohmann::json root;
+  try {
+    root = nlohmann::json::parse(read_file(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw input_error(path, std::string("not JSON: ") + e.what());
+  }
+  if (!root.is_object() || !root.contains("records") || !root["records"].is_array()) {
+    throw input_error(path, "records: absent or not a list; expected a record file of sonde check");
+  }
+  std::map<std::pair<std::string, int>, std::vector<MachineSample>> samples;
+  std::size_t index = 0;
+  for (const nlohmann::json& record : root["records"]) {
+    const std::string where = fmt::format("records[{}]", index++);
+    if (!record.is_object() || !record.contains("n") || !record["n"].is_number_integer() ||
+        !record.contains("setting") || !record["setting"].is_string()) {
+      throw input_error(path, where + ": expected a record with n (a whole number) and setting");
+    }
+    if (!record.contains("machine_now")) continue;  // not probed
+    const nlohmann::json& now = record["machine_now"];
+    if (!now.is_object() || !now.contains("samples") || !now["samples"].is_array()) {
+      throw input_error(path, where + ".machine_now.samples: absent or not a list");
+    }
+    std::vector<MachineSample>& list =
+        samples[{record["setting"].get<std::string>(), record["n"].get<int>()}];
+    std::size_t at = 0;
+    for (const nlohmann::json& sample : now["samples"]) {
+      const std::string field = fmt::format("{}.machine_now.samples[{}]", where, at++);
+      const auto number = [&](const char* key, bool may_be_null) {
+        if (!sample.contains(key) || (sample[key].is_null() && may_be_null)) return 0.0;
+        if (!sample[key].is_number()) {
+          throw input_error(path, fmt::format("{}.{}: absent or no number", field, key));
+        }
+        return sample[key].get<double>();
+      };
+      if (!sample.is_object() || !sample.contains("threads") || !sample.contains("when") ||
+          !sample["when"].is_string() || !sample.contains("dram_triad_bytes_per_second")) {
+        throw input_error(path, field + ": expected threads, when and dram_triad_bytes_per_second");
+      }
+      MachineSample s;
+      s.core = static_cast<unsigned>(number("core", false));
+      s.threads = static_cast<unsigned>(number("threads", false));
+      s.when = sample["when"].get<std::string>();
+      s.dram_triad_bytes_per_second = number("dram_triad_bytes_per_second", false);
+      s.add_latency_seconds = number("add_latency_seconds", true);
+      s.dram_chase_seconds = number("dram_chase_seconds", true);
+      s.chase_bytes = static_cast<std::uint64_t>(number("chase_bytes", true));
+      if (s.threads < 1) throw input_error(path, field + ".threads: expected at least 1");
+      list.push_back(std::move(s));
+    }
+  }
+  return samples;
 }
 
 namespace {
@@ -439,13 +499,31 @@ std::string format_table(const std::vector<Record>& records) {
   const std::vector<std::string> header = {
       "setting",     "n",    communication ? "predicted T_comm" : "predicted P", "measured T", "E",
       "in interval", "notes"};
+  const bool in_state = std::any_of(records.begin(), records.end(), [](const Record& r) {
+    return r.predicted_in_state_now.has_value();
+  });
+  std::vector<std::string> header_now = header;
+  if (in_state) header_now.insert(header_now.begin() + 5, {"P' (state now)", "E'"});
   std::vector<std::vector<std::string>> rows;
   for (const Record& r : records) {
-    rows.push_back({setting_label(r), std::to_string(r.n), predicted_text(r), measured_text(r),
-                    ratio_text(r.error_ratio), interval_text(r),
-                    fmt::format("{}", fmt::join(r.notes, "; "))});
+    std::vector<std::string> notes = r.notes;
+    notes.insert(notes.end(), r.state_now_notes.begin(), r.state_now_notes.end());
+    std::vector<std::string> row = {setting_label(r),
+                                    std::to_string(r.n),
+                                    predicted_text(r),
+                                    measured_text(r),
+                                    ratio_text(r.error_ratio),
+                                    interval_text(r),
+                                    fmt::format("{}", fmt::join(notes, "; "))};
+    if (in_state) {
+      row.insert(row.begin() + 5,
+                 {r.predicted_in_state_now ? format_seconds(*r.predicted_in_state_now) : "-",
+                  r.error_ratio_in_state_now ? ratio_text(*r.error_ratio_in_state_now) : "-"});
+    }
+    rows.push_back(std::move(row));
   }
-  return aligned(header, rows, {1, 4});
+  return aligned(header_now, rows,
+                 in_state ? std::set<std::size_t>{1, 4, 6} : std::set<std::size_t>{1, 4});
 }
 
 std::vector<RowPrediction> row_predictions(const predict::Point& point) {
@@ -564,6 +642,29 @@ std::string format_components(const std::vector<Record>& records) {
   return text;
 }
 
+namespace {
+
+// E over the records with P' where a record has one and P elsewhere; nullopt where none has a P'.
+struct StateNowSummary {
+  std::size_t points = 0;  // those with a P'
+  double mean = 0, largest = 0;
+};
+std::optional<StateNowSummary> in_state_now(const std::vector<Record>& records) {
+  StateNowSummary summary;
+  double sum = 0;
+  for (const Record& r : records) {
+    const double e = r.error_ratio_in_state_now.value_or(r.error_ratio);
+    sum += e;
+    summary.largest = std::max(summary.largest, e);
+    if (r.error_ratio_in_state_now) ++summary.points;
+  }
+  if (summary.points == 0) return std::nullopt;
+  summary.mean = sum / static_cast<double>(records.size());
+  return summary;
+}
+
+}  // namespace
+
 std::string format_summary(const std::vector<Record>& records) {
   if (records.empty()) return "No point measured.\n";
   double sum = 0, largest = 0;
@@ -583,9 +684,18 @@ std::string format_summary(const std::vector<Record>& records) {
   if (with_interval > 0 && with_interval < records.size()) {
     interval += fmt::format(" ({} without one)", records.size() - with_interval);
   }
-  return fmt::format("E = max(T, P) / min(T, P) over {} point{}: mean {}, max {}; {}\n",
-                     records.size(), records.size() == 1 ? "" : "s", ratio_text(mean),
-                     ratio_text(largest), interval);
+  std::string text = fmt::format("E = max(T, P) / min(T, P) over {} point{}: mean {}, max {}; {}\n",
+                                 records.size(), records.size() == 1 ? "" : "s", ratio_text(mean),
+                                 ratio_text(largest), interval);
+  // Beside it, never in its place: E with P priced in the memory state the probes saw.
+  if (const auto now = in_state_now(records)) {
+    text += fmt::format(
+        "E = max(T, P') / min(T, P'), P' priced in the memory state the probes saw ({} of {} "
+        "point{}; P elsewhere): mean {}, max {}\n",
+        now->points, records.size(), records.size() == 1 ? "" : "s", ratio_text(now->mean),
+        ratio_text(now->largest));
+  }
+  return text;
 }
 
 std::string records_csv(const std::vector<Record>& records) {
@@ -623,7 +733,10 @@ std::string records_csv(const std::vector<Record>& records) {
                                "dram_chase_bytes",
                                "dram_chase_now_low_seconds",
                                "dram_chase_now_high_seconds",
-                               "profile_dram_chase_seconds"});
+                               "profile_dram_chase_seconds",
+                               "predicted_in_state_now_seconds",
+                               "error_ratio_in_state_now",
+                               "state_now_notes"});
   for (const Record& r : records) {
     text += csv_line(
         {r.spreadsheet,
@@ -660,7 +773,10 @@ std::string records_csv(const std::vector<Record>& records) {
          chase_bytes_text(r),
          now_text(r, &MachineSample::dram_chase_seconds, false),
          now_text(r, &MachineSample::dram_chase_seconds, true),
-         r.profile_dram_chase ? number_text(r.profile_dram_chase->value) : ""});
+         r.profile_dram_chase ? number_text(r.profile_dram_chase->value) : "",
+         r.predicted_in_state_now ? number_text(*r.predicted_in_state_now) : "",
+         r.error_ratio_in_state_now ? number_text(*r.error_ratio_in_state_now) : "",
+         fmt::format("{}", fmt::join(r.state_now_notes, "; "))});
   }
   return text;
 }
@@ -720,6 +836,12 @@ nlohmann::json records_json(const std::vector<Record>& records, bool complete,
           {"profile_dram_chase_seconds",
            r.profile_dram_chase ? nlohmann::json(r.profile_dram_chase->value) : nullptr}};
     }
+    if (r.predicted_in_state_now) {
+      j["predicted_in_state_now_seconds"] = finite_or_null(*r.predicted_in_state_now);
+      j["error_ratio_in_state_now"] =
+          r.error_ratio_in_state_now ? finite_or_null(*r.error_ratio_in_state_now) : nullptr;
+    }
+    if (!r.state_now_notes.empty()) j["state_now_notes"] = r.state_now_notes;
     if (!r.components.empty()) {
       nlohmann::json components = nlohmann::json::array();
       const auto optional = [](const std::optional<double>& v) {
@@ -753,10 +875,20 @@ nlohmann::json records_json(const std::vector<Record>& records, bool complete,
       {"max_error_ratio", records.empty() ? nlohmann::json(nullptr) : finite_or_null(largest)},
       {"with_interval", with_interval},
       {"in_interval", inside}};
+  if (const auto now = in_state_now(records)) {
+    report["summary"]["in_state_now_points"] = now->points;
+    report["summary"]["mean_error_ratio_in_state_now"] = finite_or_null(now->mean);
+    report["summary"]["max_error_ratio_in_state_now"] = finite_or_null(now->largest);
+  }
   report["complete"] = complete;
   if (!error.empty()) report["error"] = error;
   return report;
 }
+
+namespace {
+// How often a point is measured while the probes see the state move during its runs.
+constexpr int kMeasureAttempts = 3;
+}  // namespace
 
 int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, const Runner& runner,
                   const Probe& probe) {
@@ -807,7 +939,8 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
   const std::string host = host_name();
 
   std::vector<Record> planned;
-  std::vector<std::vector<RowPrediction>> rows_of;  // each planned record's rows
+  std::vector<std::vector<RowPrediction>> rows_of;          // each planned record's rows
+  std::vector<std::map<std::string, double>> overrides_of;  // each planned record's --set
   for (const auto& [text, setting] : settings) {
     const std::map<std::string, double> overrides(setting.begin(), setting.end());
     const predict::Predictor predictor(predict::read_workload(o.spreadsheet, overrides), target,
@@ -840,6 +973,7 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
       r.host = host;
       planned.push_back(std::move(r));
       rows_of.push_back(row_predictions(point));
+      overrides_of.push_back(overrides);
     }
   }
   if (!launcher.empty() && !on_path(launcher.front())) {
@@ -866,6 +1000,9 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
     ensure_writable_folder(folder.empty() ? fs::path(".") : folder);
   }
 
+  // The recorded probes stand in for probing.
+  std::map<std::pair<std::string, int>, std::vector<MachineSample>> recorded;
+  if (!o.machine_now_from.empty()) recorded = recorded_machine_now(o.machine_now_from);
   ProbeSizes probe_sizes;
   if (probe) {
     const std::uint64_t memory = memory_available();
@@ -950,64 +1087,87 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
               : fmt::format("; chase over {} {}", format_bytes(static_cast<double>(chased_bytes)),
                             fmt::join(chases, ", ")));
     };
-    if (probe) take_probe("before");
-    const fs::path record_prefix =
-        phase_folder ? phase_folder->path / fmt::format("point-{}", i + 1) / "phases" : fs::path();
-    if (phase_folder) fs::create_directories(record_prefix.parent_path());
-    const RunOutput run = [&] {
-      std::optional<PhaseRecording> recording;
-      if (phase_folder) recording.emplace(record_prefix);
-      return runner(r.command);
-    }();
-    if (run.interrupted) {
-      throw fail(ExitCode::interrupted, "sonde check", fmt::format("interrupted during {}", point));
-    }
-    if (!run.exit.ok()) {
-      throw fail(ExitCode::failure, command,
-                 fmt::format("{} at {}; {}{}",
-                             run.exit.signaled ? fmt::format("killed by signal {}", run.exit.code)
-                                               : fmt::format("exit status {}", run.exit.code),
-                             point, tail_text(run.tail), launcher_hint(launcher, run)));
-    }
-    std::vector<double> seconds;
-    try {
-      seconds = seconds_in(run.output, command);
-    } catch (const Error& e) {
-      throw fail(e.code(), "", fmt::format("{} (at {})", e.what(), point));
-    }
-    if (seconds.empty()) {
-      throw fail(ExitCode::failure, command,
-                 fmt::format("printed no time at {}: expected a line with \"seconds\" per "
-                             "repetition on its standard output, as {{\"seconds\": 0.25}}; {}",
-                             point, tail_text(run.tail)));
-    }
-    if (seconds.size() != static_cast<std::size_t>(o.repetitions)) {
-      log << fmt::format("sonde check: {}: printed {} time{} for {} repetitions\n", point,
-                         seconds.size(), seconds.size() == 1 ? "" : "s", o.repetitions);
-    }
-    r.measured = summarize(seconds);
-    compare(r);
-    if (phase_folder) {
-      // The phases' times are a diagnostic: a program that marks none is still checked.
-      try {
-        int processes = 0;
-        const counters::RunRecord phases =
-            counters::read_phase_records(record_prefix, command, &processes);
-        r.components = match_components(rows_of[i], phase_times(phases, seconds.size()));
-        // Run directly (no launcher), the program is one process whatever n says.
-        if (!launcher.empty() && processes != r.n) {
-          r.notes.push_back(fmt::format(
-              "phases timed on {} of {} processes (do the ranks share the folder of the records?)",
-              processes, r.n));
-        }
-      } catch (const std::exception& e) {  // a sonde Error, or a file the system refused
-        const std::string note = fmt::format("phases not timed: {}", e.what());
-        log << "sonde check: " << note << "\n";
-        r.notes.push_back(note);
+    // A point whose probes saw the node's memory state move during its runs timed neither state:
+    // it is measured again (twice at most), and the runs set aside are named in its notes.
+    for (int attempt = 1;; ++attempt) {
+      if (probe) take_probe("before");
+      const fs::path record_prefix =
+          phase_folder ? phase_folder->path /
+                             (attempt == 1 ? fmt::format("point-{}", i + 1)
+                                           : fmt::format("point-{}-attempt-{}", i + 1, attempt)) /
+                             "phases"
+                       : fs::path();
+      if (phase_folder) fs::create_directories(record_prefix.parent_path());
+      const RunOutput run = [&] {
+        std::optional<PhaseRecording> recording;
+        if (phase_folder) recording.emplace(record_prefix);
+        return runner(r.command);
+      }();
+      if (run.interrupted) {
+        throw fail(ExitCode::interrupted, "sonde check",
+                   fmt::format("interrupted during {}", point));
       }
-    }
-    if (probe) {
+      if (!run.exit.ok()) {
+        throw fail(ExitCode::failure, command,
+                   fmt::format("{} at {}; {}{}",
+                               run.exit.signaled ? fmt::format("killed by signal {}", run.exit.code)
+                                                 : fmt::format("exit status {}", run.exit.code),
+                               point, tail_text(run.tail), launcher_hint(launcher, run)));
+      }
+      std::vector<double> seconds;
+      try {
+        seconds = seconds_in(run.output, command);
+      } catch (const Error& e) {
+        throw fail(e.code(), "", fmt::format("{} (at {})", e.what(), point));
+      }
+      if (seconds.empty()) {
+        throw fail(ExitCode::failure, command,
+                   fmt::format("printed no time at {}: expected a line with \"seconds\" per "
+                               "repetition on its standard output, as {{\"seconds\": 0.25}}; {}",
+                               point, tail_text(run.tail)));
+      }
+      if (seconds.size() != static_cast<std::size_t>(o.repetitions)) {
+        log << fmt::format("sonde check: {}: printed {} time{} for {} repetitions\n", point,
+                           seconds.size(), seconds.size() == 1 ? "" : "s", o.repetitions);
+      }
+      r.measured = summarize(seconds);
+      compare(r);
+      if (phase_folder) {
+        // The phases' times are a diagnostic: a program that marks none is still checked.
+        try {
+          int processes = 0;
+          const counters::RunRecord phases =
+              counters::read_phase_records(record_prefix, command, &processes);
+          r.components = match_components(rows_of[i], phase_times(phases, seconds.size()));
+          // Run directly (no launcher), the program is one process whatever n says.
+          if (!launcher.empty() && processes != r.n) {
+            r.notes.push_back(
+                fmt::format("phases timed on {} of {} processes (do the ranks share the folder of "
+                            "the records?)",
+                            processes, r.n));
+          }
+        } catch (const std::exception& e) {  // a sonde Error, or a file the system refused
+          const std::string note = fmt::format("phases not timed: {}", e.what());
+          log << "sonde check: " << note << "\n";
+          r.notes.push_back(note);
+        }
+      }
+      if (!probe) break;
       take_probe("after");
+      const std::string moved = state_moved(r.machine_now);
+      if (moved.empty() || attempt == kMeasureAttempts) break;
+      const std::string note =
+          fmt::format("measured again: runs of median {} set aside, timed while {}",
+                      format_seconds(r.measured.median), moved);
+      log << "sonde check: " << point << ": " << note << "\n";
+      r.notes.push_back(note);
+      r.machine_now.clear();
+      r.components.clear();
+    }
+    if (const auto it = recorded.find({r.setting, r.n}); it != recorded.end()) {
+      r.machine_now = it->second;
+    }
+    if (!r.machine_now.empty()) {
       if (const profile::Quantity* q = profile_dram_triad(target)) r.profile_dram_triad = *q;
       if (const profile::Quantity* q = profile_add_latency(target)) r.profile_add_latency = *q;
       if (const MachineSample* chased = first_chased(r)) {
@@ -1023,6 +1183,15 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
         }
       }
       for (std::string& note : drift_notes(target, r.machine_now)) r.notes.push_back(note);
+      StateNow now = profile_in_state_now(target, r.machine_now);
+      r.state_now_notes = std::move(now.notes);
+      if (now.scaled) {
+        const predict::Predictor in_state(predict::read_workload(o.spreadsheet, overrides_of[i]),
+                                          now.profile, machine_path.string(), predict_options);
+        const predict::Point priced = in_state.at(r.n, predict::Scheme::full_overhead);
+        r.predicted_in_state_now = o.communication_only ? priced.communication : priced.total;
+        compare(r);
+      }
     }
     r.date = utc_timestamp();
     done.push_back(r);

@@ -40,6 +40,10 @@ struct CheckOptions {
   // nullopt: $SONDE_MPIEXEC, or mpiexec.
   std::optional<std::string> launcher;
   std::string csv, json;  // record files; empty: none
+  // A record file (JSON) that `sonde check` wrote: each point takes the probe samples recorded
+  // for its setting and n instead of probing (a revised model scored in the states the recorded
+  // measurements met). "": none.
+  std::string machine_now_from;
   // Time the program's phases as well (it marks them with sonde/phase.h, named after the
   // spreadsheet's rows) and set each beside the rows' predicted time.
   bool components = false;
@@ -164,10 +168,23 @@ struct Record {
   // the profile's one-thread random chase at the size the probe chased
   std::optional<profile::Quantity> profile_dram_chase;
   std::vector<ComponentCheck> components;  // with --components, where the program marked phases
+  // P priced again in the memory state the probes saw around the runs (probe.hpp,
+  // profile_in_state_now), and its E: what the model gives where the machine's state is known.
+  // Beside P and E, never in their place; nullopt where no thread count could be scaled.
+  std::optional<double> predicted_in_state_now;
+  std::optional<double> error_ratio_in_state_now;
+  std::vector<std::string> state_now_notes;
 };
 
-// E and the interval's verdict for a measured median against a prediction.
+// E and the interval's verdict for a measured median against a prediction (and E in the state
+// now, where there is a prediction in it).
 void compare(Record& record);
+
+// The probe samples of each point of a record file (JSON) that `sonde check` wrote, by setting
+// ("" for the spreadsheet's values) and n. An input Error naming the file and the record for a file
+// that is no such record, or a sample without its fields.
+std::map<std::pair<std::string, int>, std::vector<MachineSample>> recorded_machine_now(
+    const std::string& path);
 
 // The records as a table, one row per point, and the summary line (mean and max E, how many lie in
 // their interval).

@@ -1,10 +1,12 @@
 #include "check/probe.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "check/check.hpp"
@@ -17,6 +19,9 @@ namespace sonde::check {
 namespace {
 
 constexpr double kDriftWorthANote = 0.05;
+// Probes before and after the runs further apart than this saw the state move during them. The
+// states seen were 1.8 times apart; one state's probes, within 10%.
+constexpr double kSameState = 1.15;
 
 std::string rate_text(double bytes_per_second) {
   return fmt::format("{:.1f} GB/s", bytes_per_second / 1e9);
@@ -151,6 +156,125 @@ std::vector<std::string> drift_notes(const profile::Profile& target,
     if (!chase.empty()) notes.push_back(chase);
   }
   return notes;
+}
+
+namespace {
+
+// Each thread count's mean triad before the runs, after them, and over both (a sample with no
+// "when": before).
+struct TriadMeans {
+  std::optional<double> before, after;
+  double all = 0;
+};
+std::map<unsigned, TriadMeans> triad_means(const std::vector<MachineSample>& samples) {
+  struct Sums {
+    double before = 0, after = 0;
+    std::size_t before_count = 0, after_count = 0;
+  };
+  std::map<unsigned, Sums> sums;
+  for (const MachineSample& s : samples) {
+    const double rate = s.dram_triad_bytes_per_second;
+    if (!(rate > 0) || !std::isfinite(rate)) continue;
+    Sums& sum = sums[s.threads];
+    if (s.when == "after") {
+      sum.after += rate;
+      ++sum.after_count;
+    } else {
+      sum.before += rate;
+      ++sum.before_count;
+    }
+  }
+  std::map<unsigned, TriadMeans> means;
+  for (const auto& [threads, sum] : sums) {
+    TriadMeans& m = means[threads];
+    if (sum.before_count > 0) m.before = sum.before / static_cast<double>(sum.before_count);
+    if (sum.after_count > 0) m.after = sum.after / static_cast<double>(sum.after_count);
+    m.all = (sum.before + sum.after) / static_cast<double>(sum.before_count + sum.after_count);
+  }
+  return means;
+}
+
+std::string threads_text(unsigned threads) {
+  return threads == 1 ? std::string("1 thread") : fmt::format("{} threads", threads);
+}
+
+// "DRAM triad (2 threads) moved from 48.3 GB/s before the runs to 84.2 GB/s after"; "" where it
+// stayed.
+std::string moved_text(unsigned threads, const TriadMeans& m) {
+  if (!m.before || !m.after ||
+      std::max(*m.before, *m.after) <= kSameState * std::min(*m.before, *m.after)) {
+    return "";
+  }
+  return fmt::format("DRAM triad ({}) moved from {} before the runs to {} after",
+                     threads_text(threads), rate_text(*m.before), rate_text(*m.after));
+}
+
+}  // namespace
+
+std::string state_moved(const std::vector<MachineSample>& samples) {
+  std::vector<std::string> moved;
+  for (const auto& [threads, m] : triad_means(samples)) {
+    if (std::string text = moved_text(threads, m); !text.empty()) moved.push_back(text);
+  }
+  return fmt::format("{}", fmt::join(moved, "; "));
+}
+
+StateNow profile_in_state_now(const profile::Profile& target,
+                              const std::vector<MachineSample>& samples) {
+  StateNow now{target, {}, false};
+  if (target.memory.empty()) return now;
+  profile::MemoryLevel& dram = now.profile.memory.back();
+  for (const auto& [threads, means] : triad_means(samples)) {
+    const std::string what = threads_text(threads);
+    const profile::Quantity* profiled = profile_dram_triad(target, threads);
+    if (profiled == nullptr || !(profiled->value > 0)) continue;  // nothing to set it against
+    if (const std::string moved = moved_text(threads, means); !moved.empty()) {
+      now.notes.push_back(fmt::format("state now: {}: its bandwidths as profiled", moved));
+      continue;
+    }
+    const double triad_now = means.all;
+    const double ratio = triad_now / profiled->value;
+    // A kernel whose threads, each at its one-thread rate, draw less than the triad does in the
+    // slower of the two states never meets the node's limit in either: it keeps its rate (the
+    // compressed-row product with two threads ran at 37 to 39 GB/s in both states, twice its
+    // one-thread rate, while the triad ran at 48 or 89).
+    const double slower = std::min(triad_now, profiled->value);
+    std::vector<std::string> kept;
+    const auto below_the_limit = [&](const std::string& kernel) {
+      const auto one = target.memory.back().bandwidth.find(kernel + "/1");
+      return one != target.memory.back().bandwidth.end() &&
+             static_cast<double>(threads) * one->second.value < slower;
+    };
+    const auto scale = [ratio](profile::Quantity& q) {
+      q.value *= ratio;
+      if (q.interval) {
+        q.interval->low *= ratio;
+        q.interval->high *= ratio;
+      }
+    };
+    for (auto& [key, quantity] : dram.bandwidth) {
+      if (profile::bandwidth_threads(key) != static_cast<int>(threads)) continue;
+      if (below_the_limit(profile::bandwidth_kernel(key))) {
+        kept.push_back(profile::bandwidth_kernel(key));
+      } else {
+        scale(quantity);
+      }
+    }
+    for (profile::DramBandwidthPoint& point : now.profile.dram_bandwidth) {
+      if (point.threads == threads && !below_the_limit(point.kernel)) {
+        scale(point.bytes_per_second);
+      }
+    }
+    now.scaled = true;
+    now.notes.push_back(fmt::format(
+        "state now: DRAM bandwidths with {} x {:.2f} (triad {} around the runs, the profile's "
+        "{}){}",
+        what, ratio, rate_text(triad_now), rate_text(profiled->value),
+        kept.empty() ? std::string()
+                     : fmt::format(", {} kept: {} times one thread's rate is below {}",
+                                   fmt::join(kept, " and "), threads, rate_text(slower))));
+  }
+  return now;
 }
 
 }  // namespace sonde::check

@@ -69,4 +69,27 @@ const profile::Quantity* profile_add_latency(const profile::Profile& target);
 std::vector<std::string> drift_notes(const profile::Profile& target,
                                      const std::vector<MachineSample>& samples);
 
+// The profile in the memory state the probes saw around a point's runs. A shared VM's node
+// bandwidth can sit in one of two states for minutes at a time (a guest's two-thread DRAM triad ran
+// at 47 or at 83 GB/s, and a prediction priced in one state was 1.8 times off a run in the other),
+// so no profile made before a run can know which state the run will meet. The probe's triad with
+// k threads, where its samples before and after the runs agree (within 15%), scales every DRAM
+// bandwidth the profile holds for k threads (the last level's "kernel/k" and the DRAM sweep's
+// points with k threads, values and intervals) by now over the profile's triad/k. Thread counts the
+// probe did not run, and those whose state moved during the runs, stay as profiled. Only DRAM
+// bandwidth is scaled: it is what moved between states; the caches, the clock and latencies did not
+// (by the probe's add chain and chase, within 5% on those guests).
+struct StateNow {
+  profile::Profile profile;        // the target, its DRAM bandwidths scaled
+  std::vector<std::string> notes;  // each thread count: scaled by how much, or why not
+  bool scaled = false;             // at least one thread count was scaled
+};
+StateNow profile_in_state_now(const profile::Profile& target,
+                              const std::vector<MachineSample>& samples);
+
+// Where a thread count's triad before the runs and after them lie more than 15% apart (the state
+// moved during the runs, so they timed neither state): what moved, "DRAM triad (2 threads) moved
+// from 48.3 GB/s before the runs to 84.2 GB/s after"; "" where none did.
+std::string state_moved(const std::vector<MachineSample>& samples);
+
 }  // namespace sonde::check

@@ -190,6 +190,12 @@ int main(int argc, char** argv) {
     check->add_flag("--no-probe", check_no_probe,
                     "Do not time the machine (a one-thread DRAM triad and a dependent add chain) "
                     "before and after each point's runs; always off with --communication-only");
+    check
+        ->add_option("--machine-now-from", check_options.machine_now_from,
+                     "Take each point's machine probes from a record file (JSON) sonde check "
+                     "wrote, instead of probing: a revised model priced again in the memory "
+                     "state each recorded measurement met (implies --no-probe)")
+        ->check(CLI::ExistingFile);
     check->add_flag("--components", check_options.components,
                     "Also time the phases the program marks (sonde/phase.h, named after the "
                     "spreadsheet's rows, \"fft + reorder\" for several) and set each beside "
@@ -406,7 +412,8 @@ int main(int argc, char** argv) {
     if (check->parsed()) {
       if (check->count("--launcher") > 0) check_options.launcher = check_launcher;
       sonde::check::Probe probe;
-      if (!check_no_probe && !check_options.communication_only) {
+      if (!check_no_probe && !check_options.communication_only &&
+          check_options.machine_now_from.empty()) {
         probe = sonde::check::probe_machine;
       }
       return sonde::check::check_command(check_options, std::cout, std::cerr,

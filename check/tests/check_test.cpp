@@ -15,6 +15,7 @@
 #include "check/probe.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "profile/profile.hpp"
 
 namespace sonde::check {
 namespace {
@@ -493,6 +494,193 @@ TEST(CheckCommand, TheMachineIsProbedBeforeAndAfterEachPoint) {
   EXPECT_EQ(check_command(plain, out, log, fake), 0);
   const nlohmann::json k = nlohmann::json::parse(read_file(plain.json));
   EXPECT_FALSE(k["records"][0].contains("machine_now"));
+}
+
+// A sample before or after the runs.
+MachineSample when(MachineSample s, const char* at) {
+  s.when = at;
+  return s;
+}
+
+TEST(CheckProbe, TheProfileInTheStateTheProbesSaw) {
+  profile::Profile p = probed_profile();  // triad/1 30 GB/s [28 .. 32], triad/2 40 GB/s
+  profile::MemoryLevel& dram = p.memory.back();
+  dram.bandwidth["copy/2"] = quantity(42e9, "B/s");
+  dram.bandwidth["indexed/1"] = quantity(10e9, "B/s");
+  dram.bandwidth["indexed/2"] = quantity(19e9, "B/s");
+  p.dram_bandwidth = {{"triad", 2, 1u << 30, quantity(41e9, "B/s")},
+                      {"indexed", 2, 1u << 30, quantity(19.5e9, "B/s")}};
+  // Two cores at once at 78 and 82 GB/s before and after the runs: twice the profile's 40. One
+  // core at 30 GB/s: as profiled.
+  const std::vector<MachineSample> fast = {
+      when(sample(30e9, 0.5e-9), "before"), when(at_once(78e9, 2), "before"),
+      when(sample(30e9, 0.5e-9), "after"), when(at_once(82e9, 2), "after")};
+  EXPECT_EQ(state_moved(fast), "");
+  const StateNow now = profile_in_state_now(p, fast);
+  ASSERT_TRUE(now.scaled);
+  const auto& scaled = now.profile.memory.back().bandwidth;
+  EXPECT_DOUBLE_EQ(scaled.at("triad/2").value, 80e9);
+  EXPECT_DOUBLE_EQ(scaled.at("copy/2").value, 84e9);  // no copy/1 to say otherwise: scaled
+  // indexed with 2 threads: 2 x 10 GB/s alone is below the slower state's 40 GB/s, so the node's
+  // limit never reached it: kept.
+  EXPECT_DOUBLE_EQ(scaled.at("indexed/2").value, 19e9);
+  EXPECT_DOUBLE_EQ(scaled.at("triad/1").value, 30e9);  // x 1.00, its interval too
+  EXPECT_DOUBLE_EQ(scaled.at("triad/1").interval->low, 28e9);
+  EXPECT_DOUBLE_EQ(now.profile.dram_bandwidth[0].bytes_per_second.value, 82e9);
+  EXPECT_DOUBLE_EQ(now.profile.dram_bandwidth[1].bytes_per_second.value, 19.5e9);
+  EXPECT_EQ(now.profile.memory.front(), p.memory.front());  // the caches as profiled
+  ASSERT_EQ(now.notes.size(), 2u);
+  EXPECT_EQ(now.notes[0],
+            "state now: DRAM bandwidths with 1 thread x 1.00 (triad 30.0 GB/s around the runs, the "
+            "profile's 30.0 GB/s), indexed kept: 1 times one thread's rate is below 30.0 GB/s");
+  EXPECT_EQ(now.notes[1],
+            "state now: DRAM bandwidths with 2 threads x 2.00 (triad 80.0 GB/s around the runs, "
+            "the profile's 40.0 GB/s), indexed kept: 2 times one thread's rate is below 40.0 GB/s");
+
+  // Slower than profiled, 20 GB/s with two: x 0.50; indexed's 2 x 10 GB/s is not below 20.
+  const StateNow slow = profile_in_state_now(p, {when(at_once(20e9, 2), "before")});
+  ASSERT_TRUE(slow.scaled);
+  EXPECT_DOUBLE_EQ(slow.profile.memory.back().bandwidth.at("triad/2").value, 20e9);
+  EXPECT_DOUBLE_EQ(slow.profile.memory.back().bandwidth.at("indexed/2").value, 9.5e9);
+  EXPECT_DOUBLE_EQ(slow.profile.memory.back().bandwidth.at("triad/1").value, 30e9);  // unprobed
+
+  // The state moved during the runs (40 then 80 GB/s, more than 15% apart): they timed neither
+  // state, and nothing is scaled.
+  const std::vector<MachineSample> moving = {when(at_once(40e9, 2), "before"),
+                                             when(at_once(80e9, 2), "after")};
+  EXPECT_EQ(state_moved(moving),
+            "DRAM triad (2 threads) moved from 40.0 GB/s before the runs to 80.0 GB/s after");
+  const StateNow moved = profile_in_state_now(p, moving);
+  EXPECT_FALSE(moved.scaled);
+  EXPECT_EQ(moved.profile, p);
+  ASSERT_EQ(moved.notes.size(), 1u);
+  EXPECT_EQ(moved.notes[0],
+            "state now: DRAM triad (2 threads) moved from 40.0 GB/s before the runs to 80.0 GB/s "
+            "after: its bandwidths as profiled");
+  // 15% apart is still one state.
+  EXPECT_EQ(state_moved({when(at_once(40e9, 2), "before"), when(at_once(46e9, 2), "after")}), "");
+  // A thread count the profile has no triad for, a probe that measured nothing, no samples: as
+  // profiled.
+  EXPECT_FALSE(profile_in_state_now(p, {at_once(90e9, 4)}).scaled);
+  EXPECT_FALSE(profile_in_state_now(p, {sample(0, 0)}).scaled);
+  EXPECT_FALSE(profile_in_state_now(p, {}).scaled);
+  EXPECT_FALSE(profile_in_state_now(profile::Profile{}, fast).scaled);
+}
+
+// The DRAM sweep (check/tests/dram_sweep.csv: 24 GB of triad traffic over 1 GB) on a profile of
+// this guest: T_n = 24e9 / triad/n.
+CheckOptions dram_sweep(const fs::path& folder) {
+  CheckOptions o = tiny(folder);
+  o.spreadsheet = "check/tests/dram_sweep.csv";
+  o.machine = "examples/corpus/records/epyc-vm-1126p/epyc-vm-1126p.yaml";
+  o.command = {"echo", "{n}"};
+  return o;
+}
+
+TEST(CheckCommand, APointIsPricedAgainInTheStateTheProbesSaw) {
+  const fs::path folder = scratch("state-now");
+  CheckOptions o = dram_sweep(folder);
+  const profile::Profile target = profile::read_profile(o.machine);
+  const double one = profile_dram_triad(target, 1)->value,
+               two = profile_dram_triad(target, 2)->value;
+  // The probe sees the cores at once at twice the profile's triad/2, but at n = 2 the state moves
+  // during the first runs (from twice to the profile's own): those runs are set aside and the
+  // point measured again. The runs take 0.25 s, then 0.4 s while the state moved.
+  int probes = 0;
+  const Probe probe = [&](const ProbeSizes&) {
+    ++probes;
+    const bool moving = probes == 4;  // after the first runs at n = 2
+    return std::vector<MachineSample>{sample(one, 0.5e-9), at_once(moving ? two : 2 * two, 2)};
+  };
+  int runs = 0;
+  const Runner fake = [&](const std::vector<std::string>&) {
+    ++runs;
+    return printing({runs == 2 ? 0.4 : 0.25});
+  };
+  std::ostringstream out, log;
+  EXPECT_EQ(check_command(o, out, log, fake, probe), 0);
+  EXPECT_EQ(runs, 3);  // n = 1 once, n = 2 twice
+  EXPECT_EQ(probes, 6);
+  const nlohmann::json j = nlohmann::json::parse(read_file(o.json));
+  const auto& r1 = j["records"][0];
+  const auto& r2 = j["records"][1];
+  // P as profiled: 24e9 / triad/n. P' in the state the probes saw: one core as profiled, the
+  // two at once twice as fast, so 24e9 / (2 triad/2) at n = 2.
+  EXPECT_NEAR(r1["predicted_seconds"].get<double>(), 24e9 / one, 1e-9);
+  EXPECT_NEAR(r1["predicted_in_state_now_seconds"].get<double>(), 24e9 / one, 1e-9);
+  EXPECT_NEAR(r2["predicted_seconds"].get<double>(), 24e9 / two, 1e-9);
+  EXPECT_NEAR(r2["predicted_in_state_now_seconds"].get<double>(), 12e9 / two, 1e-9);
+  EXPECT_DOUBLE_EQ(r2["measured_median_seconds"].get<double>(), 0.25);  // the runs kept
+  EXPECT_NEAR(r2["error_ratio_in_state_now"].get<double>(),
+              std::max(0.25, 12e9 / two) / std::min(0.25, 12e9 / two), 1e-9);
+  EXPECT_NEAR(r2["error_ratio"].get<double>(), (24e9 / two) / 0.25, 1e-9);
+  // The runs set aside are named, and only the kept runs' probes are recorded.
+  bool named = false;
+  for (const auto& note : r2["notes"]) {
+    named = named || note.get<std::string>().rfind(
+                         "measured again: runs of median 400 ms set "
+                         "aside, timed while DRAM triad (2 threads) "
+                         "moved from ",
+                         0) == 0;
+  }
+  EXPECT_TRUE(named) << r2["notes"];
+  EXPECT_EQ(r2["machine_now"]["samples"].size(), 4u);
+  EXPECT_TRUE(j["summary"].contains("mean_error_ratio_in_state_now"));
+  EXPECT_NE(out.str().find("E = max(T, P') / min(T, P'), P' priced in the memory state the probes "
+                           "saw (2 of 2 points; P elsewhere)"),
+            std::string::npos)
+      << out.str();
+
+  // The same records scored again: their probes stand in for probing, and give the same P'.
+  CheckOptions again = dram_sweep(scratch("state-now-again"));
+  again.machine_now_from = o.json;
+  std::ostringstream replay_out;
+  EXPECT_EQ(check_command(again, replay_out, log, fake), 0);
+  const nlohmann::json k = nlohmann::json::parse(read_file(again.json));
+  EXPECT_NEAR(k["records"][1]["predicted_in_state_now_seconds"].get<double>(), 12e9 / two, 1e-9);
+
+  // A state that keeps moving: measured three times in all, then kept as it is and priced as
+  // profiled.
+  int flips = 0;
+  const Probe flipping = [&](const ProbeSizes&) {
+    ++flips;
+    return std::vector<MachineSample>{at_once(flips % 2 ? two : 2 * two, 2)};
+  };
+  CheckOptions restless = dram_sweep(scratch("state-restless"));
+  restless.ranks = "2";
+  runs = 0;
+  EXPECT_EQ(check_command(restless, out, log, fake, flipping), 0);
+  EXPECT_EQ(runs, 3);
+  const nlohmann::json m = nlohmann::json::parse(read_file(restless.json));
+  EXPECT_FALSE(m["records"][0].contains("predicted_in_state_now_seconds"));
+  EXPECT_EQ(m["records"][0]["state_now_notes"].size(), 1u);
+}
+
+TEST(CheckCommand, RecordedProbesThatAreNoRecordsAreRefused) {
+  const fs::path folder = scratch("recorded");
+  const auto refused = [&](const std::string& text, const std::vector<std::string>& parts) {
+    const fs::path file = folder / "records.json";
+    write_file_atomically(file, text);
+    std::vector<std::string> all = {file.string()};
+    all.insert(all.end(), parts.begin(), parts.end());
+    expect_error([&] { recorded_machine_now(file.string()); }, ExitCode::bad_input, all);
+  };
+  refused("{", {"not JSON"});
+  refused("{\"points\": []}", {"records: absent or not a list"});
+  refused("{\"records\": [{\"n\": 2}]}", {"records[0]", "n (a whole number) and setting"});
+  refused("{\"records\": [{\"n\": 2, \"setting\": \"\", \"machine_now\": {}}]}",
+          {"records[0].machine_now.samples: absent or not a list"});
+  refused(
+      "{\"records\": [{\"n\": 2, \"setting\": \"\", \"machine_now\": {\"samples\": [{\"threads\": "
+      "2, \"when\": \"before\", \"dram_triad_bytes_per_second\": \"fast\"}]}}]}",
+      {"records[0].machine_now.samples[0].dram_triad_bytes_per_second: absent or no number"});
+  refused(
+      "{\"records\": [{\"n\": 2, \"setting\": \"\", \"machine_now\": {\"samples\": [{\"threads\": "
+      "0, \"when\": \"before\", \"dram_triad_bytes_per_second\": 1}]}}]}",
+      {"samples[0].threads: expected at least 1"});
+  // A record without probes is no error: it has none to give.
+  write_file_atomically(folder / "plain.json", "{\"records\": [{\"n\": 1, \"setting\": \"\"}]}");
+  EXPECT_TRUE(recorded_machine_now((folder / "plain.json").string()).empty());
 }
 
 TEST(CheckComponents, PhasesAreSetAgainstTheRowsTheyName) {

@@ -41,8 +41,13 @@ for file in "$records"/*.csv; do
   options=()
   [[ -n "$network" ]] && options+=(--network "$network")
   [[ "$compared" == communication ]] && options+=(--communication-only)
-  # Nothing runs: the machine now is no part of a recorded median.
-  options+=(--no-probe)
+  # Nothing runs: the machine now is no part of a recorded median. The probes recorded beside it
+  # price the prediction again in the memory state it met (P', E'), where they were taken.
+  if [[ -f "$records/$name.json" && "$compared" != communication ]]; then
+    options+=(--machine-now-from "$records/$name.json")
+  else
+    options+=(--no-probe)
+  fi
   echo "== $name: $spreadsheet at n = $ranks on $profile ${options[*]}" >&2
   "$build/bin/sonde" check "$spreadsheet" --machine "$profile" "${options[@]}" --ranks "$ranks" \
     --launcher "" --csv "$out/$name.csv" --json "$out/$name.json" -- \
