@@ -325,28 +325,18 @@ std::vector<std::string> account_for_drift(profile::Profile& profile,
                                       : one->second.value;
         high = std::min(high, std::max(measured, q * best_alone));
       }
-      // Moved to the run's usual state. With several threads, kernels other than the probe's
-      // move with it only as far as the node's memory bounds them. On the Zen 5 guest, in the
-      // fast state every kernel's two-thread figure was about twice its one-thread figure (bound
-      // by each core); in the slow state read, copy and triad fell to 45 to 53 GB/s, near the
-      // triad's figure, and the indexed kernel (37 GB/s) did not move. So in a faster usual
-      // state a figure rises at most to q times the same kernel's one-thread figure; in a slower
-      // one it falls by the state's ratio at most, and only as far as it lies above the triad's
-      // figure in that state.
+      // Moved to the run's usual state, with several threads only as far as the node's memory
+      // bounds the kernel (profile::move_between_states).
       double moved = measured;
       std::string bound;
       if (p.moved()) {
-        moved = measured * p.scale();
         const auto triad = as_measured.find(fmt::format("triad/{}", q));
-        if (has_one && p.scale() > 1 && moved > q * one->second.value) {
-          moved = std::max(measured, q * one->second.value);
-          bound = fmt::format(", at most {} x its one-thread figure", q);
-        } else if (q > 1 && p.scale() < 1 && triad != as_measured.end() &&
-                   profile::bandwidth_kernel(key) != "triad") {
-          const double triad_there = triad->second.value * p.scale();
-          moved = std::min(measured, std::max(moved, triad_there));
-          bound = fmt::format(", not below the triad's {} GB/s there", rate_text(triad_there));
-        }
+        const profile::StateMove move =
+            profile::move_between_states(profile::bandwidth_kernel(key), q, measured, p.scale(),
+                                         has_one ? &one->second : nullptr,
+                                         triad != as_measured.end() ? &triad->second : nullptr);
+        moved = move.value;
+        bound = move.bound;
       }
       const bool is_moved = moved != measured;
       profile::Interval interval =

@@ -234,45 +234,45 @@ StateNow profile_in_state_now(const profile::Profile& target,
     }
     const double triad_now = means.all;
     const double ratio = triad_now / profiled->value;
-    // A kernel whose threads, each at its one-thread rate, draw less than the triad does in the
-    // slower of the two states never meets the node's limit in either: it keeps its rate (the
-    // compressed-row product with two threads ran at 37 to 39 GB/s in both states, twice its
-    // one-thread rate, while the triad ran at 48 or 89).
-    const double slower = std::min(triad_now, profiled->value);
-    std::vector<std::string> kept;
-    const auto below_the_limit = [&](const std::string& kernel) {
-      const auto one = target.memory.back().bandwidth.find(kernel + "/1");
-      return one != target.memory.back().bandwidth.end() &&
-             static_cast<double>(threads) * one->second.value < slower;
+    // Each kernel as far as the node's memory bounds it (profile::move_between_states), against
+    // the one-thread figures as this loop left them (one thread comes first).
+    const auto move = [&](const std::string& kernel, double value) {
+      const auto one = dram.bandwidth.find(kernel + "/1");
+      return profile::move_between_states(kernel, static_cast<int>(threads), value, ratio,
+                                          one == dram.bandwidth.end() ? nullptr : &one->second,
+                                          profiled);
     };
-    const auto scale = [ratio](profile::Quantity& q) {
-      q.value *= ratio;
+    const auto scale = [](profile::Quantity& q, double factor) {
+      q.value *= factor;
       if (q.interval) {
-        q.interval->low *= ratio;
-        q.interval->high *= ratio;
+        q.interval->low *= factor;
+        q.interval->high *= factor;
       }
     };
+    std::vector<std::string> bounded;
     for (auto& [key, quantity] : dram.bandwidth) {
-      if (profile::bandwidth_threads(key) != static_cast<int>(threads)) continue;
-      if (below_the_limit(profile::bandwidth_kernel(key))) {
-        kept.push_back(profile::bandwidth_kernel(key));
-      } else {
-        scale(quantity);
+      if (profile::bandwidth_threads(key) != static_cast<int>(threads) || !(quantity.value > 0)) {
+        continue;
       }
+      const std::string kernel = profile::bandwidth_kernel(key);
+      const profile::StateMove moved = move(kernel, quantity.value);
+      if (!moved.bound.empty()) {
+        bounded.push_back(fmt::format("{} {} -> {}{}", kernel, rate_text(quantity.value),
+                                      rate_text(moved.value), moved.bound));
+      }
+      scale(quantity, moved.value / quantity.value);
     }
     for (profile::DramBandwidthPoint& point : now.profile.dram_bandwidth) {
-      if (point.threads == threads && !below_the_limit(point.kernel)) {
-        scale(point.bytes_per_second);
-      }
+      if (point.threads != threads || !(point.bytes_per_second.value > 0)) continue;
+      scale(point.bytes_per_second,
+            move(point.kernel, point.bytes_per_second.value).value / point.bytes_per_second.value);
     }
     now.scaled = true;
     now.notes.push_back(fmt::format(
         "state now: DRAM bandwidths with {} x {:.2f} (triad {} around the runs, the profile's "
         "{}){}",
         what, ratio, rate_text(triad_now), rate_text(profiled->value),
-        kept.empty() ? std::string()
-                     : fmt::format(", {} kept: {} times one thread's rate is below {}",
-                                   fmt::join(kept, " and "), threads, rate_text(slower))));
+        bounded.empty() ? std::string() : fmt::format("; {}", fmt::join(bounded, "; "))));
   }
   return now;
 }

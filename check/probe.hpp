@@ -73,12 +73,14 @@ std::vector<std::string> drift_notes(const profile::Profile& target,
 // bandwidth can sit in one of two states for minutes at a time (a guest's two-thread DRAM triad ran
 // at 47 or at 83 GB/s, and a prediction priced in one state was 1.8 times off a run in the other),
 // so no profile made before a run can know which state the run will meet. The probe's triad with
-// k threads, where its samples before and after the runs agree (within 15%), scales every DRAM
+// k threads, where its samples before and after the runs agree (within 15%), moves every DRAM
 // bandwidth the profile holds for k threads (the last level's "kernel/k" and the DRAM sweep's
-// points with k threads, values and intervals) by now over the profile's triad/k. Thread counts the
-// probe did not run, and those whose state moved during the runs, stay as profiled. Only DRAM
-// bandwidth is scaled: it is what moved between states; the caches, the clock and latencies did not
-// (by the probe's add chain and chase, within 5% on those guests).
+// points with k threads, values and intervals) as characterize's drift moves a part's figures to
+// the run's usual state: by now over the profile's triad/k, each kernel only as far as the node's
+// memory bounds it (profile::move_between_states). Thread counts the probe did not run, and those
+// whose state moved during the runs, stay as profiled. Only DRAM bandwidth moves: it is what
+// differed between the states; the clock and the memory latency did not (the probe's add chain
+// and chase, within 5% on those guests), and the caches are not probed.
 struct StateNow {
   profile::Profile profile;        // the target, its DRAM bandwidths scaled
   std::vector<std::string> notes;  // each thread count: scaled by how much, or why not

@@ -178,6 +178,25 @@ std::pair<std::string, const Quantity*> best_bandwidth(const MemoryLevel& level,
   return best;
 }
 
+StateMove move_between_states(const std::string& kernel, int threads, double measured, double scale,
+                              const Quantity* one_thread, const Quantity* triad) {
+  StateMove move{measured * scale, ""};
+  if (threads <= 1 || scale == 1) return move;
+  if (kernel == "triad") return move;  // the probes' own kernel: the state is its figure
+  if (scale > 1 && one_thread != nullptr && one_thread->value > 0 &&
+      move.value > threads * one_thread->value) {
+    move.value = std::max(measured, threads * one_thread->value);
+    move.bound = fmt::format(", at most {} x its one-thread figure", threads);
+  } else if (scale < 1 && triad != nullptr && triad->value > 0) {
+    const double triad_there = triad->value * scale;
+    if (move.value < triad_there) {
+      move.value = std::min(measured, triad_there);
+      move.bound = fmt::format(", not below the triad's {:.1f} GB/s there", triad_there / 1e9);
+    }
+  }
+  return move;
+}
+
 double PointToPoint::seconds(double bytes) const {
   if (segments.empty()) throw input_error("point_to_point", "has no segments");
   const HockneySegment* best = &segments.front();

@@ -194,6 +194,25 @@ int bandwidth_threads(const std::string& key);
 // most threads it was measured with (threads < 0), and its key; {"", nullptr} where there is none.
 std::pair<std::string, const Quantity*> best_bandwidth(const MemoryLevel& level, int threads = -1);
 
+// A last memory level's figure for `kernel` with `threads` threads, measured with the node's memory
+// in one state, moved to another whose triad is `scale` times that state's (characterize's drift,
+// and sonde check's pricing in the state its probes saw). One thread's figure moves by the ratio.
+// With several threads a kernel other than the triad moves only as far as the node's memory bounds
+// it. On a Zen 5 guest, in the fast state every kernel's two-thread figure was about twice its
+// one-thread figure (each core bound it); in the slow state read, copy and triad fell to 45 to 53
+// GB/s, near the triad's figure, and the compressed-row product (37 GB/s) did not move. So in a
+// faster state a figure rises at most to `threads` times the kernel's one-thread figure
+// (`one_thread`, where known), and in a slower one it falls by the ratio at most, and not below the
+// triad's figure there (`triad`: the triad/<threads> of the state measured, where known). The
+// triad itself, the kernel the probes time, moves by the ratio: the state is its figure. `bound`
+// says which limit held (", at most 2 x its one-thread figure"); "" where none did.
+struct StateMove {
+  double value = 0;
+  std::string bound;
+};
+StateMove move_between_states(const std::string& kernel, int threads, double measured, double scale,
+                              const Quantity* one_thread, const Quantity* triad);
+
 // Amato et al. (1999), section 4.1: g1 and g2 of one BSP-like function, optimistic and pessimistic,
 // in seconds per access.
 struct BspParameters {

@@ -520,29 +520,35 @@ TEST(CheckProbe, TheProfileInTheStateTheProbesSaw) {
   ASSERT_TRUE(now.scaled);
   const auto& scaled = now.profile.memory.back().bandwidth;
   EXPECT_DOUBLE_EQ(scaled.at("triad/2").value, 80e9);
-  EXPECT_DOUBLE_EQ(scaled.at("copy/2").value, 84e9);  // no copy/1 to say otherwise: scaled
-  // indexed with 2 threads: 2 x 10 GB/s alone is below the slower state's 40 GB/s, so the node's
-  // limit never reached it: kept.
-  EXPECT_DOUBLE_EQ(scaled.at("indexed/2").value, 19e9);
+  EXPECT_DOUBLE_EQ(scaled.at("copy/2").value, 84e9);  // no copy/1 to bound it
+  // indexed with 2 threads: 19 x 2 = 38 GB/s is more than twice its 10 alone: at most 20.
+  EXPECT_DOUBLE_EQ(scaled.at("indexed/2").value, 20e9);
   EXPECT_DOUBLE_EQ(scaled.at("triad/1").value, 30e9);  // x 1.00, its interval too
   EXPECT_DOUBLE_EQ(scaled.at("triad/1").interval->low, 28e9);
   EXPECT_DOUBLE_EQ(now.profile.dram_bandwidth[0].bytes_per_second.value, 82e9);
-  EXPECT_DOUBLE_EQ(now.profile.dram_bandwidth[1].bytes_per_second.value, 19.5e9);
+  EXPECT_DOUBLE_EQ(now.profile.dram_bandwidth[1].bytes_per_second.value, 20e9);
   EXPECT_EQ(now.profile.memory.front(), p.memory.front());  // the caches as profiled
   ASSERT_EQ(now.notes.size(), 2u);
   EXPECT_EQ(now.notes[0],
             "state now: DRAM bandwidths with 1 thread x 1.00 (triad 30.0 GB/s around the runs, the "
-            "profile's 30.0 GB/s), indexed kept: 1 times one thread's rate is below 30.0 GB/s");
+            "profile's 30.0 GB/s)");
   EXPECT_EQ(now.notes[1],
             "state now: DRAM bandwidths with 2 threads x 2.00 (triad 80.0 GB/s around the runs, "
-            "the profile's 40.0 GB/s), indexed kept: 2 times one thread's rate is below 40.0 GB/s");
+            "the profile's 40.0 GB/s); indexed 19.0 GB/s -> 20.0 GB/s, at most 2 x its one-thread "
+            "figure");
 
-  // Slower than profiled, 20 GB/s with two: x 0.50; indexed's 2 x 10 GB/s is not below 20.
+  // Slower than profiled, 20 GB/s with two: x 0.50, but indexed not below the triad's 20 there,
+  // copy (21) above it.
   const StateNow slow = profile_in_state_now(p, {when(at_once(20e9, 2), "before")});
   ASSERT_TRUE(slow.scaled);
   EXPECT_DOUBLE_EQ(slow.profile.memory.back().bandwidth.at("triad/2").value, 20e9);
-  EXPECT_DOUBLE_EQ(slow.profile.memory.back().bandwidth.at("indexed/2").value, 9.5e9);
+  EXPECT_DOUBLE_EQ(slow.profile.memory.back().bandwidth.at("copy/2").value, 21e9);
+  EXPECT_DOUBLE_EQ(slow.profile.memory.back().bandwidth.at("indexed/2").value, 19e9);
   EXPECT_DOUBLE_EQ(slow.profile.memory.back().bandwidth.at("triad/1").value, 30e9);  // unprobed
+  EXPECT_NE(slow.notes[0].find("indexed 19.0 GB/s -> 19.0 GB/s, not below the triad's 20.0 GB/s "
+                               "there"),
+            std::string::npos)
+      << slow.notes[0];
 
   // The state moved during the runs (40 then 80 GB/s, more than 15% apart): they timed neither
   // state, and nothing is scaled.

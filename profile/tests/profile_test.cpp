@@ -119,6 +119,50 @@ Profile full_profile() {
   return p;
 }
 
+// The two states of a Zen 5 guest's two-thread memory (profiles of 2026-11-26: fast, triad/2
+// 89.0 GB/s; slow, 48.0), a kernel's figure moved from one to the other.
+TEST(Profile, AFigureMovesBetweenStatesAsFarAsTheNodesMemoryBoundsIt) {
+  const Quantity indexed_one = q(19.3e9, "B/s"), write_one = q(30.6e9, "B/s");
+  const Quantity triad_fast = q(89.0e9, "B/s"), triad_slow = q(48.0e9, "B/s");
+  const double to_slow = 48.0 / 89.0, to_fast = 89.0 / 48.0;
+  // One thread: by the ratio, whatever the bounds.
+  EXPECT_DOUBLE_EQ(move_between_states("write", 1, 30.6e9, 1.1, &write_one, &triad_fast).value,
+                   30.6e9 * 1.1);
+  // Fast to slow: the indexed product's 38.4 would fall to 20.7 but stays at 38.4, below the
+  // triad's 48.0 there (measured 36.6); the triad itself falls by the ratio. Write 61.0 stops at
+  // the triad's 48.0 too, where 33.4 was measured: its STREAM count is half the bytes it moves (a
+  // write-allocate read per line), so the triad's count is no floor for it. A known miss, kept
+  // because no one traffic factor serves all kernels (read, counted as it moves, fell to 47.4).
+  EXPECT_NEAR(move_between_states("write", 2, 61.0e9, to_slow, &write_one, &triad_fast).value,
+              48.0e9, 1);
+  const StateMove indexed =
+      move_between_states("indexed", 2, 38.4e9, to_slow, &indexed_one, &triad_fast);
+  EXPECT_DOUBLE_EQ(indexed.value, 38.4e9);
+  EXPECT_EQ(indexed.bound, ", not below the triad's 48.0 GB/s there");
+  EXPECT_NEAR(move_between_states("triad", 2, 89.0e9, to_slow, nullptr, &triad_fast).value, 48.0e9,
+              1);
+  // A kernel between: copy at 60 GB/s falls to the triad's 48.0 there, not to 32.4.
+  EXPECT_NEAR(move_between_states("copy", 2, 60e9, to_slow, nullptr, &triad_fast).value, 48.0e9, 1);
+  // Slow to fast: write 33.4 would rise by the ratio to 61.9, but two threads draw at most twice
+  // its one-thread 30.6: 61.2 (measured 61.0 there); indexed 36.6 would rise to 67.9, and stops
+  // at 38.6 likewise. The triad rises by the ratio whatever its one-thread figure: the probes
+  // measured it.
+  EXPECT_NEAR(move_between_states("write", 2, 33.4e9, to_fast, &write_one, &triad_slow).value,
+              61.2e9, 1);
+  const Quantity triad_one = q(43.1e9, "B/s");
+  EXPECT_NEAR(move_between_states("triad", 2, 48.0e9, 2.0, &triad_one, &triad_slow).value, 96e9,
+              1);
+  const StateMove faster =
+      move_between_states("indexed", 2, 36.6e9, to_fast, &indexed_one, &triad_slow);
+  EXPECT_DOUBLE_EQ(faster.value, 38.6e9);
+  EXPECT_EQ(faster.bound, ", at most 2 x its one-thread figure");
+  // Never below what was measured on the way up; no one-thread figure, no bound.
+  EXPECT_DOUBLE_EQ(move_between_states("indexed", 2, 40e9, 1.5, &indexed_one, &triad_slow).value,
+                   40e9);
+  EXPECT_DOUBLE_EQ(move_between_states("read", 2, 40e9, 1.5, nullptr, &triad_slow).value, 60e9);
+  EXPECT_TRUE(move_between_states("read", 2, 40e9, 1.5, nullptr, &triad_slow).bound.empty());
+}
+
 TEST(Profile, WrittenProfileReadsBackEqual) {
   const Profile p = full_profile();
   const std::string text = to_yaml(p);
