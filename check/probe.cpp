@@ -257,8 +257,11 @@ StateNow profile_in_state_now(const profile::Profile& target,
       const std::string kernel = profile::bandwidth_kernel(key);
       const profile::StateMove moved = move(kernel, quantity.value);
       if (!moved.bound.empty()) {
-        bounded.push_back(fmt::format("{} {} -> {}{}", kernel, rate_text(quantity.value),
-                                      rate_text(moved.value), moved.bound));
+        bounded.push_back(
+            moved.value == quantity.value
+                ? fmt::format("{} kept at {}{}", kernel, rate_text(quantity.value), moved.bound)
+                : fmt::format("{} {} -> {}{}", kernel, rate_text(quantity.value),
+                              rate_text(moved.value), moved.bound));
       }
       scale(quantity, moved.value / quantity.value);
     }
