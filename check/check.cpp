@@ -1087,20 +1087,12 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
               : fmt::format("; chase over {} {}", format_bytes(static_cast<double>(chased_bytes)),
                             fmt::join(chases, ", ")));
     };
-    // A point whose probes saw the node's memory state move during its runs timed neither state:
-    // it is measured again (twice at most), and the runs set aside are named in its notes.
-    for (int attempt = 1;; ++attempt) {
-      if (probe) take_probe("before");
-      const fs::path record_prefix =
-          phase_folder ? phase_folder->path /
-                             (attempt == 1 ? fmt::format("point-{}", i + 1)
-                                           : fmt::format("point-{}-attempt-{}", i + 1, attempt)) /
-                             "phases"
-                       : fs::path();
-      if (phase_folder) fs::create_directories(record_prefix.parent_path());
+    // Runs the point's program once, its phases recorded under `prefix` where asked, and returns
+    // the times it printed. A failure or an interrupt throws, keeping the points measured before.
+    const auto run_once = [&](const fs::path& prefix) {
       const RunOutput run = [&] {
         std::optional<PhaseRecording> recording;
-        if (phase_folder) recording.emplace(record_prefix);
+        if (phase_folder) recording.emplace(prefix);
         return runner(r.command);
       }();
       if (run.interrupted) {
@@ -1130,6 +1122,20 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
         log << fmt::format("sonde check: {}: printed {} time{} for {} repetitions\n", point,
                            seconds.size(), seconds.size() == 1 ? "" : "s", o.repetitions);
       }
+      return seconds;
+    };
+    // A point whose probes saw the node's memory state move during its runs timed neither state:
+    // it is measured again (twice at most), and the runs set aside are named in its notes.
+    for (int attempt = 1;; ++attempt) {
+      if (probe) take_probe("before");
+      const fs::path record_prefix =
+          phase_folder ? phase_folder->path /
+                             (attempt == 1 ? fmt::format("point-{}", i + 1)
+                                           : fmt::format("point-{}-attempt-{}", i + 1, attempt)) /
+                             "phases"
+                       : fs::path();
+      if (phase_folder) fs::create_directories(record_prefix.parent_path());
+      const std::vector<double> seconds = run_once(record_prefix);
       r.measured = summarize(seconds);
       compare(r);
       if (phase_folder) {
