@@ -224,7 +224,10 @@ StateNow profile_in_state_now(const profile::Profile& target,
   StateNow now{target, {}, false};
   if (target.memory.empty()) return now;
   profile::MemoryLevel& dram = now.profile.memory.back();
-  for (const auto& [threads, means] : triad_means(samples)) {
+  // Named before the lambdas below capture them (Clang 15 refuses to capture a structured binding).
+  for (const auto& by_threads : triad_means(samples)) {
+    const unsigned threads = by_threads.first;
+    const TriadMeans& means = by_threads.second;
     const std::string what = threads_text(threads);
     const profile::Quantity* profiled = profile_dram_triad(target, threads);
     if (profiled == nullptr || !(profiled->value > 0)) continue;  // nothing to set it against
