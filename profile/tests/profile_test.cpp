@@ -150,8 +150,7 @@ TEST(Profile, AFigureMovesBetweenStatesAsFarAsTheNodesMemoryBoundsIt) {
   EXPECT_NEAR(move_between_states("write", 2, 33.4e9, to_fast, &write_one, &triad_slow).value,
               61.2e9, 1);
   const Quantity triad_one = q(43.1e9, "B/s");
-  EXPECT_NEAR(move_between_states("triad", 2, 48.0e9, 2.0, &triad_one, &triad_slow).value, 96e9,
-              1);
+  EXPECT_NEAR(move_between_states("triad", 2, 48.0e9, 2.0, &triad_one, &triad_slow).value, 96e9, 1);
   const StateMove faster =
       move_between_states("indexed", 2, 36.6e9, to_fast, &indexed_one, &triad_slow);
   EXPECT_DOUBLE_EQ(faster.value, 38.6e9);
