@@ -362,6 +362,17 @@ std::string format_memory_summary(const MemorySummary& summary) {
                             bandwidth_cell(level, fmt::format("{}/{}", kernel.name, threads)));
       text += "\n";
     }
+    // Kernels outside the table's columns (the misaligned read and write in L1), on a line each.
+    for (const LevelSummary& level : summary.levels) {
+      for (const auto& [key, plateau] : level.bytes_per_second) {
+        if (profile::bandwidth_threads(key) != static_cast<int>(threads) ||
+            profile::streaming_kernel(profile::bandwidth_kernel(key)) != nullptr) {
+          continue;
+        }
+        text += fmt::format("{:<6} {}: {}\n", level.window.level, profile::bandwidth_kernel(key),
+                            format_bytes_per_second(plateau.median));
+      }
+    }
   }
   if (summary.failed_benchmarks > 0) {
     text += fmt::format("\n{} benchmark runs failed; see their error_message in the result files\n",

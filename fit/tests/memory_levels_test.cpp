@@ -207,6 +207,22 @@ TEST(MemorySummary, TakesMediansOverEachWindow) {
   EXPECT_EQ(to_json(summary)["levels"][3]["level"], "DRAM");
 }
 
+TEST(MemorySummary, KernelsOutsideTheColumnsGetALineEach) {
+  MemorySummary summary;
+  summary.thread_counts = {1};
+  LevelSummary l1;
+  l1.window = {"L1d", 48u << 10, 0, 24u << 10};
+  l1.bytes_per_second["read/1"].median = 363e9;
+  l1.bytes_per_second["read-misaligned/1"].median = 213e9;
+  l1.bytes_per_second["write-misaligned/1"].median = 208e9;
+  summary.levels = {l1};
+  const std::string text = format_memory_summary(summary);
+  EXPECT_NE(text.find("L1d    read-misaligned: 213 GB/s\nL1d    write-misaligned: 208 GB/s\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("363 GB/s"), std::string::npos) << text;  // read stays in its column
+}
+
 TEST(MemorySummary, APlateauEndsWhereTheCacheEndsInEffect) {
   // An L3 that hwloc reports as 32 MiB but that holds only about 6 MiB here (shared with other
   // tenants): the sizes beyond are at DRAM latency and are not the L3 plateau.
