@@ -81,9 +81,8 @@ std::vector<double> triads(const std::vector<DriftProbe>& probes, unsigned threa
 // A state this far from the run's usual one moves the figure to it; nearer, the figure is kept as
 // measured (repetitions seconds apart differ by a few percent anyway).
 constexpr double kWorthScaling = 0.05;
-// The memory suite's triad plateau and the probe's triad in one state differ by up to 10% here
-// (the plateau's sizes and the probe's 256 MiB): a probe within 15% saw the part's state.
-constexpr double kSameState = 1.15;
+// A probe within microbench::kOneMemoryState of the part's own triad saw the part's state.
+constexpr double kSameState = microbench::kOneMemoryState;
 
 // The state the machine was in most of the run, from the probes' rates in time order. Where the
 // sorted rates fall apart at a gap wider than one state spans (kSameState), the machine had two

@@ -453,6 +453,15 @@ std::map<std::pair<std::string, int>, std::vector<MachineSample>> recorded_machi
       s.dram_chase_seconds = number("dram_chase_seconds", true);
       s.chase_bytes = static_cast<std::uint64_t>(number("chase_bytes", true));
       if (s.threads < 1) throw input_error(path, field + ".threads: expected at least 1");
+      if (s.when != "before" && s.when != "after") {
+        throw input_error(
+            path, fmt::format("{}.when: {}; expected before or after", field, shown(s.when)));
+      }
+      if (s.dram_triad_bytes_per_second < 0) {
+        throw input_error(path, fmt::format("{}.dram_triad_bytes_per_second: {}; expected a rate "
+                                            ">= 0 (0: not measured)",
+                                            field, s.dram_triad_bytes_per_second));
+      }
       list.push_back(std::move(s));
     }
   }
@@ -1126,7 +1135,9 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
     };
     // A point whose probes saw the node's memory state move during its runs timed neither state:
     // it is measured again (twice at most), and the runs set aside are named in its notes.
+    std::vector<std::string> phase_notes;  // the kept runs' only
     for (int attempt = 1;; ++attempt) {
+      phase_notes.clear();
       if (probe) take_probe("before");
       const fs::path record_prefix =
           phase_folder ? phase_folder->path /
@@ -1147,7 +1158,7 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
           r.components = match_components(rows_of[i], phase_times(phases, seconds.size()));
           // Run directly (no launcher), the program is one process whatever n says.
           if (!launcher.empty() && processes != r.n) {
-            r.notes.push_back(
+            phase_notes.push_back(
                 fmt::format("phases timed on {} of {} processes (do the ranks share the folder of "
                             "the records?)",
                             processes, r.n));
@@ -1155,7 +1166,7 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
         } catch (const std::exception& e) {  // a sonde Error, or a file the system refused
           const std::string note = fmt::format("phases not timed: {}", e.what());
           log << "sonde check: " << note << "\n";
-          r.notes.push_back(note);
+          phase_notes.push_back(note);
         }
       }
       if (!probe) break;
@@ -1170,6 +1181,7 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
       r.machine_now.clear();
       r.components.clear();
     }
+    r.notes.insert(r.notes.end(), phase_notes.begin(), phase_notes.end());
     if (const auto it = recorded.find({r.setting, r.n}); it != recorded.end()) {
       r.machine_now = it->second;
     }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <vector>
 
@@ -19,9 +20,8 @@ namespace sonde::check {
 namespace {
 
 constexpr double kDriftWorthANote = 0.05;
-// Probes before and after the runs further apart than this saw the state move during them. The
-// states seen were 1.8 times apart; one state's probes, within 10%.
-constexpr double kSameState = 1.15;
+// Probes before and after the runs further apart than this saw the state move during them.
+constexpr double kSameState = microbench::kOneMemoryState;
 
 std::string rate_text(double bytes_per_second) {
   return fmt::format("{:.1f} GB/s", bytes_per_second / 1e9);
@@ -167,29 +167,23 @@ struct TriadMeans {
   double all = 0;
 };
 std::map<unsigned, TriadMeans> triad_means(const std::vector<MachineSample>& samples) {
-  struct Sums {
-    double before = 0, after = 0;
-    std::size_t before_count = 0, after_count = 0;
-  };
-  std::map<unsigned, Sums> sums;
+  std::map<unsigned, std::pair<std::vector<double>, std::vector<double>>> rates;  // before, after
   for (const MachineSample& s : samples) {
     const double rate = s.dram_triad_bytes_per_second;
     if (!(rate > 0) || !std::isfinite(rate)) continue;
-    Sums& sum = sums[s.threads];
-    if (s.when == "after") {
-      sum.after += rate;
-      ++sum.after_count;
-    } else {
-      sum.before += rate;
-      ++sum.before_count;
-    }
+    auto& [before, after] = rates[s.threads];
+    (s.when == "after" ? after : before).push_back(rate);
   }
+  const auto sum = [](const std::vector<double>& v) {
+    return std::accumulate(v.begin(), v.end(), 0.0);
+  };
   std::map<unsigned, TriadMeans> means;
-  for (const auto& [threads, sum] : sums) {
+  for (const auto& [threads, sides] : rates) {
+    const auto& [before, after] = sides;
     TriadMeans& m = means[threads];
-    if (sum.before_count > 0) m.before = sum.before / static_cast<double>(sum.before_count);
-    if (sum.after_count > 0) m.after = sum.after / static_cast<double>(sum.after_count);
-    m.all = (sum.before + sum.after) / static_cast<double>(sum.before_count + sum.after_count);
+    if (!before.empty()) m.before = sum(before) / static_cast<double>(before.size());
+    if (!after.empty()) m.after = sum(after) / static_cast<double>(after.size());
+    m.all = (sum(before) + sum(after)) / static_cast<double>(before.size() + after.size());
   }
   return means;
 }

@@ -30,6 +30,12 @@ struct MachineSample {
   std::uint64_t chase_bytes = 0;
 };
 
+// Two triads this many times apart or less saw the machine's memory in one state. The memory
+// suite's triad plateau and the probe's triad in one state differ by up to 10% (their sizes
+// differ), and one state's probes by as much; the two states of the 2-core Zen 5 guests were 1.8
+// times apart. characterize's drift and sonde check's state now both judge by it.
+constexpr double kOneMemoryState = 1.15;
+
 // How large the probe's buffers are: the triad's three arrays together, and the random chase's
 // (0: no chase).
 struct ProbeSizes {

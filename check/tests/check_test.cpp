@@ -683,6 +683,14 @@ TEST(CheckCommand, RecordedProbesThatAreNoRecordsAreRefused) {
       "{\"records\": [{\"n\": 2, \"setting\": \"\", \"machine_now\": {\"samples\": [{\"threads\": "
       "0, \"when\": \"before\", \"dram_triad_bytes_per_second\": 1}]}}]}",
       {"samples[0].threads: expected at least 1"});
+  refused(
+      "{\"records\": [{\"n\": 2, \"setting\": \"\", \"machine_now\": {\"samples\": [{\"threads\": "
+      "2, \"when\": \"during\", \"dram_triad_bytes_per_second\": 1}]}}]}",
+      {"samples[0].when: 'during'; expected before or after"});
+  refused(
+      "{\"records\": [{\"n\": 2, \"setting\": \"\", \"machine_now\": {\"samples\": [{\"threads\": "
+      "2, \"when\": \"after\", \"dram_triad_bytes_per_second\": -5e10}]}}]}",
+      {"samples[0].dram_triad_bytes_per_second: -50000000000; expected a rate >= 0"});
   // A record without probes is no error: it has none to give.
   write_file_atomically(folder / "plain.json", "{\"records\": [{\"n\": 1, \"setting\": \"\"}]}");
   EXPECT_TRUE(recorded_machine_now((folder / "plain.json").string()).empty());
