@@ -895,36 +895,28 @@ nlohmann::json records_json(const std::vector<Record>& records, bool complete,
 }
 
 namespace {
+
 // How often a point is measured while the probes see the state move during its runs.
 constexpr int kMeasureAttempts = 3;
-}  // namespace
 
-int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, const Runner& runner,
-                  const Probe& probe) {
-  // Everything asked for is checked before the first run.
-  if (o.command.empty()) {
-    throw usage_error("--", "no program to run; give it after --, as -- ./program --N {N}");
-  }
-  if (o.repetitions < 1) {
-    throw usage_error("--repetitions", fmt::format("{}: expected at least 1", o.repetitions));
-  }
-  if (o.components && o.communication_only) {
-    throw usage_error("--components",
-                      "not with --communication-only: a simulated run's phases cost no time, and "
-                      "the programs built for SMPI mark none");
-  }
-  const std::vector<int> ranks = parse_ranks(o.ranks);
-  std::vector<std::pair<std::string, std::vector<std::pair<std::string, double>>>> settings;
-  for (const std::string& text : o.sets) {
+// Each --set as given ("N=8192,K=10") with its values; one empty setting for the spreadsheet's own.
+using Settings = std::vector<std::pair<std::string, std::vector<std::pair<std::string, double>>>>;
+
+Settings parse_settings(const std::vector<std::string>& sets) {
+  Settings settings;
+  for (const std::string& text : sets) {
     const auto setting = parse_setting(text);
     std::vector<std::string> pairs;
     for (const auto& [name, value] : setting) pairs.push_back(name + "=" + format_value(value));
     settings.emplace_back(fmt::format("{}", fmt::join(pairs, ",")), setting);
   }
-  if (settings.empty()) settings.emplace_back();  // the spreadsheet's own values
+  if (settings.empty()) settings.emplace_back();
+  return settings;
+}
 
-  const fs::path machine_path = o.machine;
-  const predict::Workload base = predict::read_workload(o.spreadsheet);
+// Every parameter a setting names is the spreadsheet's.
+void check_parameters_named(const Settings& settings, const predict::Workload& base,
+                            const std::string& spreadsheet) {
   for (const auto& [text, setting] : settings) {
     for (const auto& [name, value] : setting) {
       if (base.parameters.count(name)) continue;
@@ -932,28 +924,32 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
       for (const auto& [known, unused] : base.parameters) names.push_back(known);
       throw usage_error(
           "--set",
-          fmt::format("{}: {} has no parameter {}; {}", shown(text), o.spreadsheet, shown(name),
+          fmt::format("{}: {} has no parameter {}; {}", shown(text), spreadsheet, shown(name),
                       names.empty() ? std::string("it has none")
                                     : fmt::format("it has {}", fmt::join(names, ", "))));
     }
   }
-  std::vector<std::string> named;
-  for (const auto& component : base.components) named.push_back(component.machine);
-  predict::PredictOptions predict_options;
-  predict_options.reference_machines =
-      profile::reference_profiles(o.references, named, machine_path);
-  predict::read_network(predict_options, o.network);
-  const profile::Profile target = profile::read_profile(machine_path);
-  const std::vector<std::string> launcher = launcher_words(o.launcher);
-  const std::string host = host_name();
+}
 
-  std::vector<Record> planned;
-  std::vector<std::vector<RowPrediction>> rows_of;          // each planned record's rows
-  std::vector<std::map<std::string, double>> overrides_of;  // each planned record's --set
+// A point to check: its record as predicted, the prediction's rows (which its phases are set
+// against) and its --set values (to price it again in the state its probes see).
+struct PlannedPoint {
+  Record record;
+  std::vector<RowPrediction> rows;
+  std::map<std::string, double> overrides;
+};
+
+// Every setting at every rank count, predicted, with the command that measures it.
+std::vector<PlannedPoint> plan_points(const CheckOptions& o, const Settings& settings,
+                                      const std::vector<int>& ranks, const profile::Profile& target,
+                                      const predict::PredictOptions& predict_options,
+                                      const std::vector<std::string>& launcher,
+                                      const std::string& host) {
+  std::vector<PlannedPoint> planned;
   for (const auto& [text, setting] : settings) {
     const std::map<std::string, double> overrides(setting.begin(), setting.end());
     const predict::Predictor predictor(predict::read_workload(o.spreadsheet, overrides), target,
-                                       machine_path.string(), predict_options);
+                                       o.machine, predict_options);
     for (int n : ranks) {
       Record r;
       r.spreadsheet = o.spreadsheet;
@@ -980,11 +976,15 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
       }
       for (std::string& word : substitute(o.command, values)) r.command.push_back(std::move(word));
       r.host = host;
-      planned.push_back(std::move(r));
-      rows_of.push_back(row_predictions(point));
-      overrides_of.push_back(overrides);
+      planned.push_back({std::move(r), row_predictions(point), overrides});
     }
   }
+  return planned;
+}
+
+// The launcher and every program the points run are there to be run.
+void check_commands_found(const std::vector<PlannedPoint>& planned,
+                          const std::vector<std::string>& launcher) {
   if (!launcher.empty() && !on_path(launcher.front())) {
     throw usage_error("--launcher",
                       fmt::format("{} not found on the PATH; name the MPI launcher with "
@@ -994,7 +994,7 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
   }
   std::set<std::string> programs;
   const std::size_t program_at = launcher.empty() ? 0 : launcher.size() + 2;  // after "-n <n>"
-  for (const Record& r : planned) programs.insert(r.command.at(program_at));
+  for (const PlannedPoint& p : planned) programs.insert(p.record.command.at(program_at));
   for (const std::string& program : programs) {
     if (!on_path(program)) {
       throw usage_error(
@@ -1003,6 +1003,136 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
                                                                    : "no executable file there"));
     }
   }
+}
+
+// Probes the machine `when` ("before", "after") a point's runs into its machine_now and says on
+// `log` what the probe saw. The probe is a diagnostic: where it fails (no memory, no binding) the
+// check goes on without it, and the point's notes say so.
+void probe_machine_now(Record& r, const Probe& probe, const ProbeSizes& sizes, const char* when,
+                       std::ostream& log) {
+  std::vector<MachineSample> samples;
+  try {
+    samples = probe(sizes);
+  } catch (const std::exception& e) {
+    const std::string note = fmt::format("machine {} the runs: not probed ({})", when, e.what());
+    log << "sonde check: " << note << "\n";
+    r.notes.push_back(note);
+    return;
+  }
+  std::vector<std::string> triads, adds, chases;
+  std::string at_once;
+  std::uint64_t chased_bytes = 0;  // as the samples ran it: whole lines
+  for (MachineSample& s : samples) {
+    s.when = when;
+    if (s.threads > 1) {
+      at_once = fmt::format("; {} cores at once {:.1f} GB/s", s.threads,
+                            s.dram_triad_bytes_per_second / 1e9);
+    } else {
+      triads.push_back(
+          fmt::format("core {} {:.1f} GB/s", s.core, s.dram_triad_bytes_per_second / 1e9));
+      adds.push_back(fmt::format("core {} {:.3g} ns", s.core, s.add_latency_seconds * 1e9));
+      if (s.chase_bytes > 0) {
+        chased_bytes = s.chase_bytes;
+        chases.push_back(fmt::format("core {} {:.3g} ns", s.core, s.dram_chase_seconds * 1e9));
+      }
+    }
+    r.machine_now.push_back(std::move(s));
+  }
+  log << fmt::format("sonde check: machine {}: DRAM triad (1 thread) {}{}; add latency {}{}\n",
+                     when, fmt::join(triads, ", "), at_once, fmt::join(adds, ", "),
+                     chases.empty() ? std::string()
+                                    : fmt::format("; chase over {} {}",
+                                                  format_bytes(static_cast<double>(chased_bytes)),
+                                                  fmt::join(chases, ", ")));
+}
+
+// The phases one run recorded under `prefix`, set against the point's rows (its components), and
+// what its notes should say of them. The phases' times are a diagnostic: a program that marks none
+// is still checked.
+std::vector<std::string> time_phases(Record& r, const std::vector<RowPrediction>& rows,
+                                     const fs::path& prefix, const std::string& command,
+                                     std::size_t repetitions, bool launched, std::ostream& log) {
+  std::vector<std::string> notes;
+  try {
+    int processes = 0;
+    const counters::RunRecord phases = counters::read_phase_records(prefix, command, &processes);
+    r.components = match_components(rows, phase_times(phases, repetitions));
+    // Run directly (no launcher), the program is one process whatever n says.
+    if (launched && processes != r.n) {
+      notes.push_back(
+          fmt::format("phases timed on {} of {} processes (do the ranks share the "
+                      "folder of the records?)",
+                      processes, r.n));
+    }
+  } catch (const std::exception& e) {  // a sonde Error, or a file the system refused
+    const std::string note = fmt::format("phases not timed: {}", e.what());
+    log << "sonde check: " << note << "\n";
+    notes.push_back(note);
+  }
+  return notes;
+}
+
+// The point's probes set against its profile: what the profile said of each probed figure, the
+// drift notes, and P' and E' where the probes saw a state the profile can be moved to.
+void set_against_profile(Record& r, const PlannedPoint& point, const profile::Profile& target,
+                         const CheckOptions& o, const predict::PredictOptions& predict_options) {
+  if (const profile::Quantity* q = profile_dram_triad(target)) r.profile_dram_triad = *q;
+  if (const profile::Quantity* q = profile_add_latency(target)) r.profile_add_latency = *q;
+  if (const MachineSample* chased = first_chased(r)) {
+    if (const profile::Quantity* q = profile_dram_chase(target, chased->chase_bytes)) {
+      r.profile_dram_chase = *q;
+    }
+  }
+  const auto at_once = std::find_if(r.machine_now.begin(), r.machine_now.end(),
+                                    [](const MachineSample& s) { return s.threads > 1; });
+  if (at_once != r.machine_now.end()) {
+    if (const profile::Quantity* q = profile_dram_triad(target, at_once->threads)) {
+      r.profile_dram_triad_at_once = *q;
+    }
+  }
+  for (std::string& note : drift_notes(target, r.machine_now)) r.notes.push_back(note);
+  StateNow now = profile_in_state_now(target, r.machine_now);
+  r.state_now_notes = std::move(now.notes);
+  if (now.scaled) {
+    const predict::Predictor in_state(predict::read_workload(o.spreadsheet, point.overrides),
+                                      now.profile, o.machine, predict_options);
+    const predict::Point priced = in_state.at(r.n, predict::Scheme::full_overhead);
+    r.predicted_in_state_now = o.communication_only ? priced.communication : priced.total;
+    compare(r);
+  }
+}
+
+}  // namespace
+
+int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, const Runner& runner,
+                  const Probe& probe) {
+  // Everything asked for is checked before the first run.
+  if (o.command.empty()) {
+    throw usage_error("--", "no program to run; give it after --, as -- ./program --N {N}");
+  }
+  if (o.repetitions < 1) {
+    throw usage_error("--repetitions", fmt::format("{}: expected at least 1", o.repetitions));
+  }
+  if (o.components && o.communication_only) {
+    throw usage_error("--components",
+                      "not with --communication-only: a simulated run's phases cost no time, and "
+                      "the programs built for SMPI mark none");
+  }
+  const std::vector<int> ranks = parse_ranks(o.ranks);
+  const Settings settings = parse_settings(o.sets);
+  const predict::Workload base = predict::read_workload(o.spreadsheet);
+  check_parameters_named(settings, base, o.spreadsheet);
+  std::vector<std::string> named;
+  for (const auto& component : base.components) named.push_back(component.machine);
+  predict::PredictOptions predict_options;
+  predict_options.reference_machines =
+      profile::reference_profiles(o.references, named, fs::path(o.machine));
+  predict::read_network(predict_options, o.network);
+  const profile::Profile target = profile::read_profile(o.machine);
+  const std::vector<std::string> launcher = launcher_words(o.launcher);
+  std::vector<PlannedPoint> planned =
+      plan_points(o, settings, ranks, target, predict_options, launcher, host_name());
+  check_commands_found(planned, launcher);
   for (const std::string& file : {o.csv, o.json}) {
     if (file.empty()) continue;
     const fs::path folder = fs::path(file).parent_path();
@@ -1052,50 +1182,10 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
   };
 
   for (std::size_t i = 0; i < planned.size(); ++i) {
-    Record& r = planned[i];
+    Record& r = planned[i].record;
     const std::string command = command_text(r.command);
     const std::string point = fmt::format("{}, n = {}", setting_label(r), r.n);
     log << fmt::format("sonde check: {} of {}: {}: {}\n", i + 1, planned.size(), point, command);
-    // The probe is a diagnostic: where it fails (no memory, no binding) the check goes on
-    // without it, and says so.
-    const auto take_probe = [&](const char* when) {
-      std::vector<MachineSample> samples;
-      try {
-        samples = probe(probe_sizes);
-      } catch (const std::exception& e) {
-        const std::string note =
-            fmt::format("machine {} the runs: not probed ({})", when, e.what());
-        log << "sonde check: " << note << "\n";
-        r.notes.push_back(note);
-        return;
-      }
-      std::vector<std::string> triads, adds, chases;
-      std::string at_once;
-      std::uint64_t chased_bytes = 0;  // as the samples ran it: whole lines
-      for (MachineSample& s : samples) {
-        s.when = when;
-        if (s.threads > 1) {
-          at_once = fmt::format("; {} cores at once {:.1f} GB/s", s.threads,
-                                s.dram_triad_bytes_per_second / 1e9);
-        } else {
-          triads.push_back(
-              fmt::format("core {} {:.1f} GB/s", s.core, s.dram_triad_bytes_per_second / 1e9));
-          adds.push_back(fmt::format("core {} {:.3g} ns", s.core, s.add_latency_seconds * 1e9));
-          if (s.chase_bytes > 0) {
-            chased_bytes = s.chase_bytes;
-            chases.push_back(fmt::format("core {} {:.3g} ns", s.core, s.dram_chase_seconds * 1e9));
-          }
-        }
-        r.machine_now.push_back(std::move(s));
-      }
-      log << fmt::format(
-          "sonde check: machine {}: DRAM triad (1 thread) {}{}; add latency {}{}\n", when,
-          fmt::join(triads, ", "), at_once, fmt::join(adds, ", "),
-          chases.empty()
-              ? std::string()
-              : fmt::format("; chase over {} {}", format_bytes(static_cast<double>(chased_bytes)),
-                            fmt::join(chases, ", ")));
-    };
     // Runs the point's program once, its phases recorded under `prefix` where asked, and returns
     // the times it printed. A failure or an interrupt throws, keeping the points measured before.
     const auto run_once = [&](const fs::path& prefix) {
@@ -1137,8 +1227,7 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
     // it is measured again (twice at most), and the runs set aside are named in its notes.
     std::vector<std::string> phase_notes;  // the kept runs' only
     for (int attempt = 1;; ++attempt) {
-      phase_notes.clear();
-      if (probe) take_probe("before");
+      if (probe) probe_machine_now(r, probe, probe_sizes, "before", log);
       const fs::path record_prefix =
           phase_folder ? phase_folder->path /
                              (attempt == 1 ? fmt::format("point-{}", i + 1)
@@ -1150,27 +1239,11 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
       r.measured = summarize(seconds);
       compare(r);
       if (phase_folder) {
-        // The phases' times are a diagnostic: a program that marks none is still checked.
-        try {
-          int processes = 0;
-          const counters::RunRecord phases =
-              counters::read_phase_records(record_prefix, command, &processes);
-          r.components = match_components(rows_of[i], phase_times(phases, seconds.size()));
-          // Run directly (no launcher), the program is one process whatever n says.
-          if (!launcher.empty() && processes != r.n) {
-            phase_notes.push_back(
-                fmt::format("phases timed on {} of {} processes (do the ranks share the folder of "
-                            "the records?)",
-                            processes, r.n));
-          }
-        } catch (const std::exception& e) {  // a sonde Error, or a file the system refused
-          const std::string note = fmt::format("phases not timed: {}", e.what());
-          log << "sonde check: " << note << "\n";
-          phase_notes.push_back(note);
-        }
+        phase_notes = time_phases(r, planned[i].rows, record_prefix, command, seconds.size(),
+                                  !launcher.empty(), log);
       }
       if (!probe) break;
-      take_probe("after");
+      probe_machine_now(r, probe, probe_sizes, "after", log);
       const std::string moved = state_moved(r.machine_now);
       if (moved.empty() || attempt == kMeasureAttempts) break;
       const std::string note =
@@ -1180,37 +1253,13 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
       r.notes.push_back(note);
       r.machine_now.clear();
       r.components.clear();
+      phase_notes.clear();
     }
     r.notes.insert(r.notes.end(), phase_notes.begin(), phase_notes.end());
     if (const auto it = recorded.find({r.setting, r.n}); it != recorded.end()) {
       r.machine_now = it->second;
     }
-    if (!r.machine_now.empty()) {
-      if (const profile::Quantity* q = profile_dram_triad(target)) r.profile_dram_triad = *q;
-      if (const profile::Quantity* q = profile_add_latency(target)) r.profile_add_latency = *q;
-      if (const MachineSample* chased = first_chased(r)) {
-        if (const profile::Quantity* q = profile_dram_chase(target, chased->chase_bytes)) {
-          r.profile_dram_chase = *q;
-        }
-      }
-      const auto at_once = std::find_if(r.machine_now.begin(), r.machine_now.end(),
-                                        [](const MachineSample& s) { return s.threads > 1; });
-      if (at_once != r.machine_now.end()) {
-        if (const profile::Quantity* q = profile_dram_triad(target, at_once->threads)) {
-          r.profile_dram_triad_at_once = *q;
-        }
-      }
-      for (std::string& note : drift_notes(target, r.machine_now)) r.notes.push_back(note);
-      StateNow now = profile_in_state_now(target, r.machine_now);
-      r.state_now_notes = std::move(now.notes);
-      if (now.scaled) {
-        const predict::Predictor in_state(predict::read_workload(o.spreadsheet, overrides_of[i]),
-                                          now.profile, machine_path.string(), predict_options);
-        const predict::Point priced = in_state.at(r.n, predict::Scheme::full_overhead);
-        r.predicted_in_state_now = o.communication_only ? priced.communication : priced.total;
-        compare(r);
-      }
-    }
+    if (!r.machine_now.empty()) set_against_profile(r, planned[i], target, o, predict_options);
     r.date = utc_timestamp();
     done.push_back(r);
     write(i + 1 == planned.size(), "");
