@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -367,8 +368,9 @@ Predictor::Predictor(Workload workload, profile::Profile target, std::string tar
     s.t1 += t1_[i];
     const double dop = std::floor(c.dop(kUnrestricted));
     // T_inf from T_1 shared out (a resource-costed component's T_1 at n = 1): the critical
-    // path's definition, not a machine of 2^40 processes.
-    s.t_inf += t1_[i] * slowest_share(c, std::min(dop, kUnrestricted));
+    // path's definition (Xu and Hwang (1995), Eq. 3). A component whose DOP grows with n has none
+    // of it: its time tends to 0, not to its time on 2^40 processes.
+    if (dop < kUnrestricted) s.t_inf += t1_[i] * slowest_share(c, dop);
     s.n_max = std::max(s.n_max, dop);
     s.unbounded_parallelism = s.unbounded_parallelism || dop >= kUnrestricted;
   }
@@ -381,8 +383,10 @@ Predictor::Predictor(Workload workload, profile::Profile target, std::string tar
   // A program without floating-point work (a random-access update) has no rates; its theoretical
   // scheme is its zero-overhead one.
   s.p1 = s.work_flop / s.t1;
-  s.p_inf = s.work_flop / s.t_inf;
-  s.average_parallelism = s.t1 / s.t_inf;
+  // With every component's DOP growing with n there is no critical path: both are unbounded.
+  constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+  s.p_inf = s.t_inf > 0 ? s.work_flop / s.t_inf : (s.work_flop > 0 ? kUnbounded : 0);
+  s.average_parallelism = s.t_inf > 0 ? s.t1 / s.t_inf : kUnbounded;
   s.peak = target_rate;
   s.sccr = profile::sccr(target_);
 }
@@ -940,6 +944,7 @@ std::string Predictor::expression() const {
                           name_of(c.distribution), c.dop.text())
         : c.loop               ? fmt::format("ceil({0}/min(n, {1}))/{0}", *c.loop, c.dop.text())
         : sequential           ? fmt::format("1")
+        : c.dop.text() == "n"  ? std::string("n")  // min(n, n)
         : c.dop.depends_on_n() ? fmt::format("min(n, {})", c.dop.text())
                                : fmt::format("min(n, {:.0f})", std::floor(c.dop(1)));
     if (!by_dop.count(key)) order.push_back(key);
@@ -992,11 +997,10 @@ std::string Predictor::expression() const {
 std::vector<std::string> Predictor::grain_advice(double n) const {
   std::vector<std::string> advice;
   const Summary& s = summary_;
-  if (s.unbounded_parallelism) {
+  if (!(s.t_inf > 0)) {
     advice.push_back(
         "the degree of parallelism grows with n (DOP = n): the average parallelism sets no limit "
-        "on "
-        "the number of nodes; the overheads do");
+        "on the number of nodes; the overheads do");
   } else {
     advice.push_back(fmt::format(
         "average parallelism T1/T_inf = {:.0f}: use at most about {:.0f} nodes (twice the average "

@@ -111,15 +111,20 @@ std::string format_prediction(const Predictor& predictor, const std::vector<doub
   out += "\nWithout overhead (Xu and Hwang (1995), Table 9)\n";
   out += fmt::format("  workload W                {}\n", flops(s.work_flop));
   out += fmt::format("  sequential time T_1       {}\n", format_seconds(s.t1));
-  out += fmt::format("  critical path T_inf       {}\n", format_seconds(s.t_inf));
-  if (s.unbounded_parallelism) {
-    out += "  maximal parallelism N_max unbounded (DOP grows with n)\n";
-    out += "  average parallelism       unbounded\n";
-    out += "  maximal performance P_inf unbounded\n";
-  } else {
-    out += fmt::format("  maximal parallelism N_max {:.0f}\n", s.n_max);
+  // A component whose DOP grows with n has no part in T_inf; where some DOP is bounded (a serial
+  // part), that part still bounds the average parallelism and P_inf (Amdahl).
+  out += s.t_inf > 0
+             ? fmt::format("  critical path T_inf       {}{}\n", format_seconds(s.t_inf),
+                           s.unbounded_parallelism ? " (the components of bounded DOP alone)" : "")
+             : "  critical path T_inf       0 (every component's DOP grows with n)\n";
+  out += s.unbounded_parallelism ? "  maximal parallelism N_max unbounded (DOP grows with n)\n"
+                                 : fmt::format("  maximal parallelism N_max {:.0f}\n", s.n_max);
+  if (s.t_inf > 0) {
     out += fmt::format("  average parallelism       {:.1f}\n", s.average_parallelism);
     out += fmt::format("  maximal performance P_inf {}/s\n", flops(s.p_inf));
+  } else {
+    out += "  average parallelism       unbounded\n";
+    out += "  maximal performance P_inf unbounded\n";
   }
   if (s.peak) out += fmt::format("  node peak P_peak          {}/s\n", flops(*s.peak));
   if (s.sccr) out += fmt::format("  SCCR = P_peak t0          {:.0f} flops per message\n", *s.sccr);

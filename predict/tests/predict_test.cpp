@@ -242,6 +242,44 @@ TEST(Prediction, NodesAndOutputs) {
 
 // --- malformed spreadsheets ---
 
+// Xu and Hwang's (1995) T_inf: a component whose DOP grows with n (DOP = n) has no part in the
+// critical path, so a serial part alone bounds the average parallelism (Amdahl), and with no such
+// part there is no bound at all.
+TEST(Prediction, ACriticalPathOfTheBoundedComponentsAlone) {
+  // 9 s that any number of nodes share, 1 s on one node: T_inf = 1 s, T1/T_inf = 10.
+  const Predictor amdahl(parse_workload("kind,name,work [Mflop],time [s],dop\n"
+                                        "component,A,900,9,n\n"
+                                        "component,B,100,1,1\n",
+                                        "amdahl.csv"),
+                         sp2(), "machines/ibm-sp2.yaml");
+  EXPECT_DOUBLE_EQ(amdahl.summary().t_inf, 1);
+  EXPECT_DOUBLE_EQ(amdahl.summary().average_parallelism, 10);
+  EXPECT_DOUBLE_EQ(amdahl.summary().p_inf, 1e9);
+  const std::string table = format_prediction(amdahl, {1, 8}, {});
+  EXPECT_NE(table.find("critical path T_inf       1.00 s (the components of bounded DOP alone)"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("maximal parallelism N_max unbounded"), std::string::npos) << table;
+  EXPECT_NE(table.find("average parallelism       10.0"), std::string::npos) << table;
+  EXPECT_NE(table.find("use at most about 20 nodes"), std::string::npos) << table;
+  EXPECT_EQ(amdahl.expression(), "9/n + 1");
+
+  // Every DOP grows with n: no critical path (it was 9 s / 2^40, printed as picoseconds).
+  const Predictor open(parse_workload("kind,name,work [Mflop],time [s],dop\n"
+                                      "component,A,900,9,n\n",
+                                      "open.csv"),
+                       sp2(), "machines/ibm-sp2.yaml");
+  EXPECT_EQ(open.summary().t_inf, 0);
+  EXPECT_TRUE(std::isinf(open.summary().average_parallelism));
+  EXPECT_TRUE(std::isinf(open.summary().p_inf));
+  const std::string unbounded = format_prediction(open, {1, 8}, {});
+  EXPECT_NE(unbounded.find("critical path T_inf       0 (every component's DOP grows with n)"),
+            std::string::npos)
+      << unbounded;
+  EXPECT_NE(unbounded.find("average parallelism       unbounded"), std::string::npos) << unbounded;
+  EXPECT_NE(unbounded.find("sets no limit on the number of nodes"), std::string::npos) << unbounded;
+}
+
 void expect_rejected(const std::string& text, const std::string& fragment) {
   try {
     parse_workload(text, "bad.csv");
