@@ -401,7 +401,7 @@ double Predictor::component_seconds(std::size_t i, double n, bool uniform) const
   if (summary_.p1 <= 0) uniform = false;
   if (!uniform && from_resources_[i]) return component_cost(i, n).seconds;
   const double t1 = uniform ? c.work_flop / summary_.p1 : t1_[i];
-  return t1 * slowest_share(c, n);
+  return t1 * slowest_share(c, n * threads_per_process(n));
 }
 
 double Predictor::processes_per_node(double n) const {
@@ -409,9 +409,16 @@ double Predictor::processes_per_node(double n) const {
   if (workload_.processes_per_node) {
     per_node = std::floor((*workload_.processes_per_node)(n));
   } else if (target_.machine.cores_per_node) {
-    per_node = static_cast<double>(*target_.machine.cores_per_node);  // fill the nodes
+    // Fill the nodes: a core for each thread.
+    per_node =
+        std::floor(static_cast<double>(*target_.machine.cores_per_node) / threads_per_process(n));
   }
   return std::max(1.0, std::min(per_node, n));
+}
+
+double Predictor::threads_per_process(double n) const {
+  if (!workload_.threads_per_process) return 1;
+  return std::max(1.0, std::floor((*workload_.threads_per_process)(n)));
 }
 
 // The resource model: a process's share of the component's compute, memory traffic, dependent
@@ -421,7 +428,12 @@ double Predictor::processes_per_node(double n) const {
 // so do column accesses, whose page and line misses the walk measured as a whole.
 Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
   const Component& c = workload_.components[i];
-  const double share = slowest_share(c, n);
+  // A process's threads split its share: the slowest thread's share of the work of every
+  // process's threads together. They count as sharers of the node's caches and memory as
+  // processes do, each holding its part of the process's working set.
+  const double threads = threads_per_process(n);
+  const double workers = n * threads;
+  const double share = slowest_share(c, workers);
   Cost cost;
   if (!from_resources_[i]) {
     cost.seconds = t1_[i] * share;
@@ -429,7 +441,13 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
     cost.bound = c.time_seconds ? "its given time" : "its given rate";
     return cost;
   }
-  const double sharers = std::min(processes_per_node(n), processors(c, n));
+  const double sharers = std::min(processes_per_node(n) * threads, processors(c, workers));
+  if (threads > 1 && target_.machine.cores_per_node &&
+      processes_per_node(n) * threads > static_cast<double>(*target_.machine.cores_per_node)) {
+    cost.notes.push_back(fmt::format("{}: {:.0f} processes of {:.0f} threads on a node of {} cores",
+                                     c.name, processes_per_node(n), threads,
+                                     *target_.machine.cores_per_node));
+  }
   const std::string where = fmt::format("component '{}' ({})", c.name, c.row.where());
   const auto value_at = [&](const Expression& e, const char* what) {
     const double v = e(n);
@@ -505,13 +523,15 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
   Span memory;
   std::string memory_bound;
   const profile::MemoryLevel* level = nullptr;
-  std::optional<double> working_set;
+  std::optional<double> working_set;  // a process's; its threads each hold their part of it
   if (c.working_set_bytes) working_set = value_at(*c.working_set_bytes, "the working set");
+  std::optional<double> thread_set;
+  if (working_set) thread_set = *working_set / threads;
   if (c.traffic_bytes || c.random_accesses) {
     if (target_.memory.empty()) {
       throw input_error(target_path_, "memory: absent; " + where + " moves data");
     }
-    level = &level_for(target_, working_set, sharers);
+    level = &level_for(target_, thread_set, sharers);
     cost.level = level->name;
   }
   double traffic = 0;  // this process's share of the traffic, bytes
@@ -521,14 +541,13 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
     traffic = bytes;
     const int wanted = static_cast<int>(sharers);
     // A working set between two caches' plateaus: at the rate the sweep measured at its size.
-    if (working_set) {
-      edge =
-          edge_rate(target_, c.access, static_cast<std::uint64_t>(wanted), *working_set * wanted);
+    if (thread_set) {
+      edge = edge_rate(target_, c.access, static_cast<std::uint64_t>(wanted), *thread_set * wanted);
     }
     if (edge) {
       memory = time_at(bytes, divided(edge->aggregate, wanted));
       memory_bound = fmt::format("{} to {} edge bandwidth ({}, {} sharing, {} in all)", edge->level,
-                                 edge->next, c.access, wanted, format_bytes(*working_set * wanted));
+                                 edge->next, c.access, wanted, format_bytes(*thread_set * wanted));
     } else {
       std::map<int, const profile::Quantity*> by_threads;
       for (const auto& [key, q] : level->bandwidth) {
@@ -844,6 +863,7 @@ Point Predictor::at(double n, Scheme scheme) const {
   Point p;
   p.n = n;
   p.processes_per_node = processes_per_node(n);
+  p.threads_per_process = threads_per_process(n);
   Range range;
   for (std::size_t i = 0; i < t1_.size(); ++i) {
     if (scheme == Scheme::theoretical && summary_.p1 > 0) {

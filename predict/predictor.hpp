@@ -64,6 +64,7 @@ struct ComponentCost {
 struct Point {
   double n = 1;
   double processes_per_node = 1;
+  double threads_per_process = 1;
   double compute = 0;        // sum of T_1(i) / min(DOP_i, n), or the slowest share of a loop
   double communication = 0;  // T_comm
   double parallelism = 0;    // T_par
@@ -150,6 +151,7 @@ class Predictor {
   Cost component_cost(std::size_t i, double n) const;
   double component_seconds(std::size_t i, double n, bool uniform) const;
   double processes_per_node(double n) const;
+  double threads_per_process(double n) const;
 
   Workload workload_;
   profile::Profile target_;

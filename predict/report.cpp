@@ -30,6 +30,7 @@ nlohmann::json point_json(const Point& p) {
   }
   nlohmann::json out = {{"n", p.n},
                         {"processes_per_node", p.processes_per_node},
+                        {"threads_per_process", p.threads_per_process},
                         {"seconds", p.total},
                         {"compute_seconds", p.compute},
                         {"communication_seconds", p.communication},
@@ -160,8 +161,12 @@ std::string format_prediction(const Predictor& predictor, const std::vector<doub
     }
   }
   if (!last.costs.empty()) {
-    out += fmt::format("\nComponents at n = {:.0f} ({:.0f} processes per node): what bounds each\n",
-                       largest, last.processes_per_node);
+    out +=
+        fmt::format("\nComponents at n = {:.0f} ({:.0f} processes per node{}): what bounds each\n",
+                    largest, last.processes_per_node,
+                    last.threads_per_process > 1
+                        ? fmt::format(", {:.0f} threads each", last.threads_per_process)
+                        : std::string());
     for (const ComponentCost& c : last.costs) {
       out += fmt::format("  {:<16} {:>11}  {:<6} {}\n", c.name, format_seconds(c.seconds), c.level,
                          c.bound);

@@ -335,21 +335,24 @@ Workload parse_workload(const std::string& text, const std::string& file,
     }
     const std::string name = reader.required_text("name", kind);
     if (kind == "placement") {
-      if (name != "processes per node") {
+      if (name != "processes per node" && name != "threads per process") {
         throw input_error(reader.cell("name").where(),
-                          "unknown placement " + shown(name) + "; expected 'processes per node'");
+                          "unknown placement " + shown(name) +
+                              "; expected 'processes per node' or 'threads per process'");
       }
-      if (w.processes_per_node) {
-        throw input_error(reader.cell("name").where(), "the placement appears twice");
+      std::optional<Expression>& placement =
+          name == "processes per node" ? w.processes_per_node : w.threads_per_process;
+      if (placement) {
+        throw input_error(reader.cell("name").where(),
+                          "the placement " + shown(name) + " appears twice");
       }
-      w.processes_per_node = reader.expression("value", kind, true);
+      placement = reader.expression("value", kind, true);
       for (double n : {1.0, 2.0, 1024.0}) {
-        const double value = (*w.processes_per_node)(n);
+        const double value = (*placement)(n);
         if (!std::isfinite(value) || value < 1) {
           throw input_error(reader.cell("value").where(),
-                            fmt::format("processes per node '{}' is {} at n = {}; expected at "
-                                        "least 1",
-                                        w.processes_per_node->text(), value, n));
+                            fmt::format("{} '{}' is {} at n = {}; expected at least 1", name,
+                                        placement->text(), value, n));
         }
       }
       continue;

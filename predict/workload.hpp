@@ -125,8 +125,11 @@ struct Workload {
   std::vector<Component> components;
   std::vector<Operation> operations;
   // How many processes share a node, an expression in n; absent: nodes are filled (the profile's
-  // cores per node).
+  // cores per node, over the threads per process).
   std::optional<Expression> processes_per_node;
+  // How many threads each process runs, an expression in n; absent: one. The threads share their
+  // process's components: its work, traffic and working set split evenly over them.
+  std::optional<Expression> threads_per_process;
   std::shared_ptr<double> n;  // the variable every expression reads
 };
 

@@ -173,6 +173,54 @@ TEST(CostModel, TwoProcessesShareTheNodesMemoryBandwidth) {
   EXPECT_NEAR(apart.total, 12e-3, 1e-12);
 }
 
+// Threads split their process's share and share the node as processes do (a hybrid program:
+// `threads per process` T).
+TEST(CostModel, ThreadsShareTheNodeAsProcessesDo) {
+  const std::string sheet =
+      "kind,name,value,work [flop],traffic [B],access,working set [B],dop\n"
+      "parameter,N,2e6,,,,,\n"
+      "parameter,T,2,,,,,\n"
+      "component,triad,,2*N*10,24*N*10,triad,24*N/n,n*T\n"
+      "placement,threads per process,T,,,,,\n";
+  const Predictor hybrid = predictor(sheet);
+  // One process of two threads: each thread moves half of 4.8e8 B at its half of the two-thread
+  // 30 GB/s: 2.4e8 / 15e9 = 16 ms, as two processes of one thread each.
+  const Point one = hybrid.at(1, Scheme::full_overhead);
+  EXPECT_DOUBLE_EQ(one.threads_per_process, 2);
+  EXPECT_DOUBLE_EQ(one.processes_per_node, 1);
+  EXPECT_NEAR(one.total, 16e-3, 1e-12);
+  EXPECT_EQ(one.costs[0].bound, "DRAM bandwidth (triad, 2 sharing)");
+  // Two processes of two threads: the default fills a 2-core node with one process (a core per
+  // thread), so each node's two threads move a quarter each: 1.2e8 / 15e9 = 8 ms.
+  const Point two = hybrid.at(2, Scheme::full_overhead);
+  EXPECT_DOUBLE_EQ(two.processes_per_node, 1);
+  EXPECT_NEAR(two.total, 8e-3, 1e-12);
+
+  // A private cache holds a thread's part of its process's working set: N = 2e4 on one process of
+  // two threads is 480 kB, 240 kB a thread, in each core's 1 MiB L2 (at 100 GB/s a thread, 2.4e8 B
+  // each for K = 1000: 2.4 ms; work 2e7 each at the node's 16 Gflop/s over two: 2.5 ms).
+  std::string small = sheet;
+  small.replace(small.find("2e6"), 3, "2e4");
+  small.replace(small.find("2*N*10,24*N*10"), 14, "2*N*1000,24*N*1000");
+  const Point cached = predictor(small).at(1, Scheme::full_overhead);
+  EXPECT_EQ(cached.costs[0].level, "L2");
+  EXPECT_NEAR(cached.total, 2.5e-3, 1e-12);
+
+  // More threads than the node has cores: said, not hidden.
+  const Point crowded =
+      predictor(sheet + "placement,processes per node,2,,,,,\n").at(2, Scheme::full_overhead);
+  ASSERT_FALSE(crowded.notes.empty());
+  EXPECT_NE(crowded.notes[0].find("2 processes of 2 threads on a node of 2 cores"),
+            std::string::npos)
+      << crowded.notes[0];
+  // A placement given twice, or below one thread, is refused with its row.
+  expect_error_naming([&] { predictor(sheet + "placement,threads per process,1,,,,,\n"); },
+                      "the placement 'threads per process' appears twice");
+  std::string none = sheet;
+  none.replace(none.find("threads per process,T"), 21, "threads per process,0");
+  expect_error_naming([&] { predictor(none); }, "threads per process '0' is 0 at n = 1");
+}
+
 TEST(CostModel, APrivateCacheScalesWithTheProcesses) {
   // N = 2e4 over 2 processes: 240 kB each, in each core's L2; 200 GB/s for two threads is 100
   // each. Traffic 24 N K = 4.8e8 B for K = 1000, 2.4e8 each: 2.4 ms; work 2e7 each at the node's
