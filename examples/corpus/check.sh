@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks the validation corpus (and the heat example's resource spreadsheet) against a profile:
 # `sonde check` at 1 and 2 ranks (or SONDE_CHECK_RANKS), 5 repetitions each, at each spreadsheet's
-# own sizes.
+# own sizes; the hybrid stream_threads with 1 and 2 threads a rank where they fit the cores.
 #   bash examples/corpus/check.sh PROFILE [RECORDS FOLDER] [BUILD FOLDER]
 # Records go to <records>/<program>.csv and .json (default examples/corpus/records/<machine>/); the
 # JSON also sets each phase the program marks beside its rows' prediction (--components).
@@ -52,4 +52,18 @@ check random_update examples/corpus/random_update/random_update \
     "$bin/sonde-example-random_update" --T '{T}' --K '{K}' "${r[@]}"
 check heat examples/heat/heat-resources "$bin/sonde-example-heat" --points '{N}' \
     --steps '{K}' "${r[@]}"
+# The hybrid program at each rank count with 1 and 2 threads a rank, where the ranks' threads fit
+# this node's cores: records <records>/stream_threads-n<ranks>.csv and .json.
+cores=$(nproc)
+for n in ${ranks//,/ }; do
+  sets=()
+  for t in 1 2; do ((n * t <= cores)) && sets+=(--set "T=$t"); done
+  ((${#sets[@]})) || continue
+  spreadsheet=$(sheet "$sheets" examples/corpus/stream_threads/stream_threads)
+  echo "== stream_threads at n = $n on $profile" >&2
+  "$build/bin/sonde" check "$spreadsheet" --machine "$profile" --ranks "$n" "${sets[@]}" \
+      --repetitions 5 --components --csv "$records/stream_threads-n$n.csv" \
+      --json "$records/stream_threads-n$n.json" -- "$bin/sonde-example-stream_threads" \
+      --N '{N}' --K '{K}' --T '{T}' "${r[@]}" || status=1
+done
 exit $status
