@@ -317,7 +317,9 @@ Predictor::Predictor(Workload workload, profile::Profile target, std::string tar
     const bool given = c.time_seconds || c.rate_flop_per_second;
     from_resources_.push_back(!given || (!c.operations.empty() && kernels_known));
     if (from_resources_.back()) {
-      const Cost cost = component_cost(i, 1);  // throws, naming what the profile lacks
+      // T_1 is the sequential time (Xu and Hwang (1995)): one process of one thread, whatever
+      // threads the spreadsheet gives its processes.
+      const Cost cost = component_cost(i, 1, 1.0);  // throws, naming what the profile lacks
       time.seconds = cost.seconds;
       time.how = fmt::format("from {}'s profile: {}", target_.machine.name, cost.bound);
     } else {
@@ -426,12 +428,13 @@ double Predictor::threads_per_process(double n) const {
 // overlap (the roofline model of Williams, Waterman and Patterson (2009): the larger bounds the
 // time); dependent random accesses wait for each other and for everything else, so they add, and
 // so do column accesses, whose page and line misses the walk measured as a whole.
-Predictor::Cost Predictor::component_cost(std::size_t i, double n) const {
+Predictor::Cost Predictor::component_cost(std::size_t i, double n,
+                                          std::optional<double> threads_given) const {
   const Component& c = workload_.components[i];
   // A process's threads split its share: the slowest thread's share of the work of every
   // process's threads together. They count as sharers of the node's caches and memory as
   // processes do, each holding its part of the process's working set.
-  const double threads = threads_per_process(n);
+  const double threads = threads_given ? *threads_given : threads_per_process(n);
   const double workers = n * threads;
   const double share = slowest_share(c, workers);
   Cost cost;
@@ -904,7 +907,7 @@ Point Predictor::at(double n, Scheme scheme) const {
                         ? summary_.work_flop / summary_.p1
                         : summary_.t1;
   p.speedup = t1 / p.total;
-  p.efficiency = p.speedup / n;
+  p.efficiency = p.speedup / (n * p.threads_per_process);  // over every processor: n t
   p.speed = summary_.work_flop / p.total;
   if (summary_.peak) p.utilization = p.speed / (n * *summary_.peak);
   return p;

@@ -70,7 +70,7 @@ struct Point {
   double parallelism = 0;    // T_par
   double total = 0;          // T_n
   double speedup = 0;        // S_n = T_1 / T_n
-  double efficiency = 0;     // E_n = S_n / n
+  double efficiency = 0;     // E_n = S_n / (n t), t the threads per process
   double speed = 0;          // P_n = W / T_n, flop/s
   double utilization = 0;    // U_n = P_n / (n P_peak)
   std::vector<OverheadTerm> overheads;       // full-overhead scheme only
@@ -148,7 +148,8 @@ class Predictor {
   }
   // The slowest process's time for component i at n: the given T_1(i) shared out, or the cost of
   // the resources it names, taken from the target's profile.
-  Cost component_cost(std::size_t i, double n) const;
+  // `threads`: how many each process runs, where not the spreadsheet's (T_1 is one thread's).
+  Cost component_cost(std::size_t i, double n, std::optional<double> threads = std::nullopt) const;
   double component_seconds(std::size_t i, double n, bool uniform) const;
   double processes_per_node(double n) const;
   double threads_per_process(double n) const;

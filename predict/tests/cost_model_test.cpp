@@ -190,6 +190,11 @@ TEST(CostModel, ThreadsShareTheNodeAsProcessesDo) {
   EXPECT_DOUBLE_EQ(one.processes_per_node, 1);
   EXPECT_NEAR(one.total, 16e-3, 1e-12);
   EXPECT_EQ(one.costs[0].bound, "DRAM bandwidth (triad, 2 sharing)");
+  // T_1 stays the sequential time, one thread's 4.8e8 / 20e9 = 24 ms: S_1 = 1.5 on two threads,
+  // E_1 = S_1 / (1 x 2) = 0.75.
+  EXPECT_NEAR(hybrid.summary().t1, 24e-3, 1e-12);
+  EXPECT_NEAR(one.speedup, 1.5, 1e-9);
+  EXPECT_NEAR(one.efficiency, 0.75, 1e-9);
   // Two processes of two threads: the default fills a 2-core node with one process (a core per
   // thread), so each node's two threads move a quarter each: 1.2e8 / 15e9 = 8 ms.
   const Point two = hybrid.at(2, Scheme::full_overhead);
