@@ -757,7 +757,9 @@ Predictor::Cost Predictor::operation_cost(std::size_t index, double n) const {
                       fmt::format("count '{}' is {} at n = {}", o.count.text(), count, n));
   }
   Cost cost;
-  if (n < 2 || count == 0) return cost;  // one node: no parallel processes, no message to send
+  // One process sends no message; but the threads it starts (a parallelism row whose count is not
+  // 0 at n = 1, as a hybrid program's team) cost at one process too.
+  if (count == 0 || (n < 2 && o.kind != "parallelism")) return cost;
   if (o.kind == "parallelism") {
     const auto& overheads = target_.overheads;
     if (const auto it = overheads.forms.find(o.operation); it != overheads.forms.end()) {
@@ -984,7 +986,7 @@ std::string Predictor::expression() const {
     }
   }
   // Each operation: count x (t0(n) + seconds_per_byte(n) m), the forms in microseconds as the
-  // tables print them; nothing at n = 1.
+  // tables print them; no message at n = 1.
   for (std::size_t i = 0; i < workload_.operations.size(); ++i) {
     const Operation& o = workload_.operations[i];
     std::string cost;

@@ -106,8 +106,8 @@ std::string format_prediction(const Predictor& predictor, const std::vector<doub
                        format_seconds(c.seconds), c.how);
   }
   out +=
-      "\nT_n in seconds (Xu and Hwang (1995), Table 8; forms in us, m in bytes; no operation at n "
-      "= 1)\n";
+      "\nT_n in seconds (Xu and Hwang (1995), Table 8; forms in us, m in bytes; no message at n = "
+      "1)\n";
   out += "  T_n = " + predictor.expression() + "\n";
   out += "\nWithout overhead (Xu and Hwang (1995), Table 9)\n";
   out += fmt::format("  workload W                {}\n", flops(s.work_flop));

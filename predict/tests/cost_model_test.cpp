@@ -211,6 +211,24 @@ TEST(CostModel, ThreadsShareTheNodeAsProcessesDo) {
   EXPECT_EQ(cached.costs[0].level, "L2");
   EXPECT_NEAR(cached.total, 2.5e-3, 1e-12);
 
+  // Starting the team: T - 1 = 1 thread creation a process at 20 us, at one process too (one
+  // process sends no message, but it does start its threads).
+  profile::Profile with_team = made_up_node();
+  with_team.overheads.operations["thread_creation"] = q(20e-6, "s");
+  const Predictor team(
+      parse_workload("kind,name,value,work [flop],traffic [B],access,working set [B],dop,operation,"
+                     "count,after\n"
+                     "parameter,N,2e6,,,,,,,,\n"
+                     "parameter,T,2,,,,,,,,\n"
+                     "component,triad,,2*N*10,24*N*10,triad,24*N/n,n*T,,,\n"
+                     "placement,threads per process,T,,,,,,,,\n"
+                     "parallelism,team,,,,,,,thread_creation,T-1,triad\n",
+                     "team.csv"),
+      with_team, "made-up.yaml");
+  const Point started = team.at(1, Scheme::full_overhead);
+  EXPECT_NEAR(started.parallelism, 20e-6, 1e-15);
+  EXPECT_NEAR(started.total, 16e-3 + 20e-6, 1e-12);
+
   // More threads than the node has cores: said, not hidden.
   const Point crowded =
       predictor(sheet + "placement,processes per node,2,,,,,\n").at(2, Scheme::full_overhead);
