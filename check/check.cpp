@@ -505,14 +505,13 @@ std::string format_table(const std::vector<Record>& records) {
   const bool communication = std::any_of(records.begin(), records.end(), [](const Record& r) {
     return r.compared == "communication";
   });
-  const std::vector<std::string> header = {
+  std::vector<std::string> header = {
       "setting",     "n",    communication ? "predicted T_comm" : "predicted P", "measured T", "E",
       "in interval", "notes"};
   const bool in_state = std::any_of(records.begin(), records.end(), [](const Record& r) {
     return r.predicted_in_state_now.has_value();
   });
-  std::vector<std::string> header_now = header;
-  if (in_state) header_now.insert(header_now.begin() + 5, {"P' (state now)", "E'"});
+  if (in_state) header.insert(header.begin() + 5, {"P' (state now)", "E'"});
   std::vector<std::vector<std::string>> rows;
   for (const Record& r : records) {
     std::vector<std::string> notes = r.notes;
@@ -531,7 +530,7 @@ std::string format_table(const std::vector<Record>& records) {
     }
     rows.push_back(std::move(row));
   }
-  return aligned(header_now, rows,
+  return aligned(header, rows,
                  in_state ? std::set<std::size_t>{1, 4, 6} : std::set<std::size_t>{1, 4});
 }
 

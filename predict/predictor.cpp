@@ -444,12 +444,12 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n,
     cost.bound = c.time_seconds ? "its given time" : "its given rate";
     return cost;
   }
-  const double sharers = std::min(processes_per_node(n) * threads, processors(c, workers));
+  const double per_node = processes_per_node(n);
+  const double sharers = std::min(per_node * threads, processors(c, workers));
   if (threads > 1 && target_.machine.cores_per_node &&
-      processes_per_node(n) * threads > static_cast<double>(*target_.machine.cores_per_node)) {
+      per_node * threads > static_cast<double>(*target_.machine.cores_per_node)) {
     cost.notes.push_back(fmt::format("{}: {:.0f} processes of {:.0f} threads on a node of {} cores",
-                                     c.name, processes_per_node(n), threads,
-                                     *target_.machine.cores_per_node));
+                                     c.name, per_node, threads, *target_.machine.cores_per_node));
   }
   const std::string where = fmt::format("component '{}' ({})", c.name, c.row.where());
   const auto value_at = [&](const Expression& e, const char* what) {
