@@ -7,7 +7,8 @@
 
 namespace sonde::microbench {
 
-// How buffers are flushed here: "clflush" (x86, coherent across the machine's caches), or a
+// How buffers are flushed here: "clflushopt" or "clflush" (x86, coherent across the machine's
+// caches; the first where the CPU has it), or a
 // sentence saying there is no portable way on this architecture.
 const char* cache_flush_method();
 bool can_flush_caches();

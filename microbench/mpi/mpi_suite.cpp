@@ -463,12 +463,17 @@ void register_collective(const MpiSuitePlan& plan, const std::string& op, int k,
       run_collective(op, comm, k, me, m, buffers);
       return collective_right(op, buffers, k, me, m);
     };
+    // Only the buffers the operation uses: the reductions' values and sums, the others' bytes.
+    const bool reduction = op == "reduce" || op == "allreduce" || op == "scan";
     const auto flush = [&] {
       if (!member) return;
-      flush_from_caches(buffers.send.data(), buffers.send.size());
-      flush_from_caches(buffers.receive.data(), buffers.receive.size());
-      flush_from_caches(buffers.values.data(), buffers.values.size() * sizeof(double));
-      flush_from_caches(buffers.sums.data(), buffers.sums.size() * sizeof(double));
+      if (reduction) {
+        flush_from_caches(buffers.values.data(), buffers.values.size() * sizeof(double));
+        flush_from_caches(buffers.sums.data(), buffers.sums.size() * sizeof(double));
+      } else {
+        flush_from_caches(buffers.send.data(), buffers.send.size());
+        flush_from_caches(buffers.receive.data(), buffers.receive.size());
+      }
     };
     mpi_loop(state, "collectives", body, member, check, {}, {},
              cold ? std::function<void()>(flush) : std::function<void()>());
