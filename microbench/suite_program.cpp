@@ -90,7 +90,15 @@ int run_suite_program(const SuiteProgram& suite, int argc, char** argv) {
       output.out = out;
       if (!suite.quiet) output.unfinished = unfinished_path(out);
     }
-    output.plan = {{"suite", context[suite.suite + "_suite"]}, {"sizing", context["sizing"]}};
+    // The plan a resumed run must match. Not the memory free at the start: the MPI suite's ranks
+    // size themselves from it (`sonde characterize` gives them no sizing file), it moves between
+    // an interrupted run and its resumption, and what it decides shows in the suite's own plan.
+    nlohmann::json sizing_identity = context["sizing"];
+    if (sizing_identity.is_object()) {
+      sizing_identity.erase("usable_memory");
+      sizing_identity.erase("max_buffer_bytes");
+    }
+    output.plan = {{"suite", context[suite.suite + "_suite"]}, {"sizing", sizing_identity}};
     if (resume && !benchmark::GetBenchmarkFilter().empty()) {
       throw usage_error("--resume",
                         "not with --benchmark_filter: a resumed run measures what the "
