@@ -1,7 +1,10 @@
 #include "characterize/drift.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -234,6 +237,57 @@ TEST(Drift, APartWhoseKernelsAgreeRanInItsOwnTriadsState) {
   EXPECT_NE(lines[0].find("but its kernels agree (their 2-thread figures spread 1.10-fold"),
             std::string::npos)
       << lines[0];
+}
+
+// A 16-core node probes two cores alone and 8 at once: the 8 stand in for the parts of 2, 4 and
+// 16 threads, whose rates are not theirs. The 2-thread triad (23.7 GB/s) lies far below every
+// 8-core probe (51 .. 79), yet no state of the machine is told by that: nothing is moved, and its
+// interval spans the run's states, 23.7 x 51 / 79 up to 23.7 x 79 / 51 (within twice the one-thread
+// figure at its best). The 8-thread triad, which the probes did measure, is placed as before.
+TEST(Drift, ProbesOfOtherThreadCountsStandInWithoutMovingAnything) {
+  const auto node_probe = [](double seconds, const std::string& after, const std::string& before,
+                             double eight) {
+    DriftProbe p;
+    p.seconds = seconds;
+    p.utc = "2026-11-27T00:14:00Z";
+    p.after = after;
+    p.before = before;
+    p.samples = {MachineSample{0, 1, "", 13 * GB, 0.4e-9, 0, 0},
+                 MachineSample{15, 1, "", 13 * GB, 0.4e-9, 0, 0},
+                 MachineSample{0, 8, "", eight * GB, 0, 0, 0}};
+    return p;
+  };
+  profile::Profile p = two_level_profile();
+  auto& dram = p.memory.back().bandwidth;
+  dram["triad/1"] = rate(13, 12.9, 13.1);
+  dram["triad/2"] = rate(23.7, 23.6, 23.8);
+  dram["copy/2"] = rate(22, 21.9, 22.1);
+  dram["triad/8"] = rate(52, 51.5, 52.5);
+  const std::vector<std::string> lines =
+      account_for_drift(p, {node_probe(1000, "", "memory-bandwidth-t1", 72),
+                            node_probe(1100, "memory-bandwidth-t1", "memory-bandwidth-t2", 79),
+                            node_probe(1200, "memory-bandwidth-t2", "memory-bandwidth-t8", 72),
+                            node_probe(1300, "memory-bandwidth-t8", "memory-bandwidth-t16", 51),
+                            node_probe(1400, "memory-bandwidth-t16", "", 72)});
+  const profile::Quantity& triad2 = dram.at("triad/2");
+  EXPECT_DOUBLE_EQ(triad2.value, 23.7 * GB);
+  EXPECT_EQ(triad2.origin, profile::Origin::measured);
+  EXPECT_NEAR(triad2.interval->low, 23.7 * GB * 51 / 79, 1);
+  EXPECT_NEAR(triad2.interval->high, 26.2 * GB, 1);  // 2 x 13.1, below 23.7 x 79 / 51 = 36.7
+  EXPECT_DOUBLE_EQ(dram.at("copy/2").value, 22 * GB);
+  // The 8-thread part's triad (52) beside the probe that read 51: the slow state, moved to the
+  // usual 72 as far as the triad allows.
+  EXPECT_GT(dram.at("triad/8").value, 52 * GB);
+  EXPECT_EQ(dram.at("triad/8").origin, profile::Origin::derived);
+  const auto said = std::find_if(lines.begin(), lines.end(), [](const std::string& line) {
+    return line.find(
+               "DRAM bandwidths with 2 threads (GB/s): copy 22.0, triad 23.7; intervals "
+               "widened") != std::string::npos &&
+           line.find(
+               "the probes took 8 cores at once, not 2: where the part ran among their "
+               "states is not known, so nothing was moved") != std::string::npos;
+  });
+  EXPECT_NE(said, lines.end()) << fmt::format("{}", fmt::join(lines, "\n"));
 }
 
 // Two fast probes (82, 83) and two slow (48, 47): the median of all four (65) is a rate the machine
