@@ -14,7 +14,8 @@
 # need a profile that measured the misaligned kernels).
 # The programs run on this machine; PROFILE may be another machine's (a prediction across machines).
 # SONDE_CHECK_RANKS sets the rank counts (default 1,2; e.g. 1,2,4,8,16 on a 16-core node), and
-# SONDE_MPIEXEC the launcher `sonde check` puts before -n <n> (default mpiexec).
+# SONDE_MPIEXEC the launcher `sonde check` puts before -n <n> (default mpiexec), and
+# SONDE_CHECK_OPTIONS more options for every `sonde check` (e.g. --no-probe where time is short).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 profile=${1:?usage: check.sh PROFILE [RECORDS FOLDER] [BUILD FOLDER]}
@@ -37,8 +38,10 @@ check() {
   spreadsheet=$(sheet "$sheets" "$2")
   shift 2
   echo "== $name on $profile" >&2
+  # shellcheck disable=SC2086 # the options split into words
   "$build/bin/sonde" check "$spreadsheet" --machine "$profile" "${points[@]}" --repetitions 5 \
-      --components --csv "$records/$name.csv" --json "$records/$name.json" -- "$@" || status=1
+      --components ${SONDE_CHECK_OPTIONS:-} --csv "$records/$name.csv" --json "$records/$name.json" \
+      -- "$@" || status=1
 }
 bin=$build/bin
 r=(--repetitions '{repetitions}')
