@@ -55,7 +55,7 @@ nlohmann::json summaries_json(const RunRecords& run, const std::filesystem::path
 std::filesystem::path fit_run(const FitRunOptions& options, std::ostream& log) {
   const std::filesystem::path run_folder = options.run_folder;
   // The run read once: the profile and its plots take the same records.
-  const RunRecords run = read_run_records(read_result_folder(run_folder));
+  const RunRecords run = read_run_records(read_result_folder(run_folder, options.unfinished));
   // results/<machine>/<run-id>, also when written with a trailing slash.
   std::filesystem::path folder = std::filesystem::absolute(run_folder).lexically_normal();
   if (!folder.has_filename()) folder = folder.parent_path();
@@ -65,6 +65,17 @@ std::filesystem::path fit_run(const FitRunOptions& options, std::ostream& log) {
                                            ? std::filesystem::path("machines") / (machine + ".yaml")
                                            : std::filesystem::path(options.output);
   profile::Profile profile = fit::build_profile(run, machine, run_folder);
+  for (const ResultFile& file : run.files) {
+    if (!file.unfinished) continue;
+    const std::string part = fmt::format(
+        "{}: the {} benchmarks an interrupted part finished whole{}", file.path.filename().string(),
+        file.whole_benchmarks,
+        file.context_from.empty()
+            ? std::string()
+            : fmt::format(" (written without the run's context: {}'s taken)", file.context_from));
+    profile.provenance.unfinished_parts.push_back(part);
+    log << fmt::format("unfinished: {}\n", part);
+  }
   const std::vector<DriftProbe> probes = read_drift_log(drift_log_path(run_folder));
   for (const std::string& line : account_for_drift(profile, probes))
     log << fmt::format("drift: {}\n", line);

@@ -18,6 +18,9 @@ struct FitRunOptions {
   std::string machine;     // default: the run folder's parent's name
   std::string output;      // the profile; default machines/<machine>.yaml
   std::string plots;       // the plots' folder; default: beside the profile, <machine>/
+  // An interrupted part's finished benchmarks stand in for its missing file, and the profile's
+  // provenance says so (read_result_folder's with_unfinished).
+  bool unfinished = false;
 };
 
 // Fits the run folder's results into a profile and writes it and its plots, naming each file

@@ -104,6 +104,9 @@ int main(int argc, char** argv) {
                     "Machine name (default: the run folder's parent)");
     fit->add_option("--plots", fit_options.plots,
                     "Folder of the plots (default: beside the profile, <machine>/)");
+    fit->add_flag("--unfinished", fit_options.unfinished,
+                  "Fit an interrupted part's finished benchmarks too (its <part>.unfinished.json, "
+                  "where no <part>.json stands); the profile's provenance lists them");
 
     auto* predict = app.add_subcommand("predict",
                                        "Predict a workload spreadsheet on a machine profile (Xu "

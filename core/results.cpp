@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <set>
+#include <string_view>
 #include <type_traits>
 
 #include "core/atomic_file.hpp"
@@ -125,6 +126,7 @@ ResultFile parse_result_json(const std::string& text, const std::string& where) 
     record.run_type = optional<std::string>(entry, "run_type", "iteration", entry_where);
     record.aggregate_name = optional<std::string>(entry, "aggregate_name", "", entry_where);
     record.repetition_index = optional<int>(entry, "repetition_index", -1, entry_where);
+    record.repetitions = optional<int>(entry, "repetitions", 0, entry_where);
     if (optional<bool>(entry, "error_occurred", false, entry_where)) {
       record.error_message =
           optional<std::string>(entry, "error_message", "failed without a message", entry_where);
@@ -156,7 +158,38 @@ ResultFile read_result_file(const std::filesystem::path& path) {
   return parse_result_json(read_file(path), path.string());
 }
 
-std::vector<ResultFile> read_result_folder(const std::filesystem::path& folder) {
+namespace {
+
+constexpr std::string_view kUnfinished = ".unfinished.json";
+
+// An unfinished file's benchmarks that finished whole: no failed entry, every repetition it was to
+// run, and their aggregates where it had several.
+ResultFile whole_benchmarks_of(ResultFile file) {
+  std::map<std::string, int> runs, wanted, aggregates, failed;
+  for (const BenchmarkRecord& record : file.benchmarks) {
+    if (record.run_type == "aggregate") {
+      ++aggregates[record.run_name];
+    } else {
+      ++runs[record.run_name];
+    }
+    wanted[record.run_name] = std::max({wanted[record.run_name], record.repetitions, 1});
+    if (!record.error_message.empty()) ++failed[record.run_name];
+  }
+  const auto whole = [&](const std::string& run_name) {
+    return failed[run_name] == 0 && runs[run_name] >= wanted[run_name] &&
+           (wanted[run_name] == 1 || aggregates[run_name] > 0);
+  };
+  std::erase_if(file.benchmarks,
+                [&](const BenchmarkRecord& record) { return !whole(record.run_name); });
+  file.unfinished = true;
+  for (const auto& [run_name, count] : wanted) file.whole_benchmarks += whole(run_name) ? 1 : 0;
+  return file;
+}
+
+}  // namespace
+
+std::vector<ResultFile> read_result_folder(const std::filesystem::path& folder,
+                                           bool with_unfinished) {
   std::error_code ec;
   if (!std::filesystem::is_directory(folder, ec)) {
     throw input_error(folder.string(), "is not a results folder");
@@ -165,18 +198,43 @@ std::vector<ResultFile> read_result_folder(const std::filesystem::path& folder) 
   for (const auto& entry : std::filesystem::directory_iterator(folder)) {
     const auto& path = entry.path();
     // Not results: the run's manifest, its sizing, its drift probes, parts set aside because they
-    // failed, and what an interrupted part had measured (kept for --resume).
+    // failed, and what an interrupted part had measured (kept for --resume; read with
+    // `with_unfinished` where the part has no whole file).
     const std::string name = path.filename().string();
-    const bool set_aside = (name.size() > 12 && name.ends_with(".failed.json")) ||
-                           (name.size() > 16 && name.ends_with(".unfinished.json"));
+    const bool unfinished = name.size() > kUnfinished.size() && name.ends_with(kUnfinished);
+    const bool set_aside = (name.size() > 12 && name.ends_with(".failed.json")) || unfinished;
+    const bool stands_in =
+        with_unfinished && unfinished &&
+        !std::filesystem::exists(
+            folder / (name.substr(0, name.size() - kUnfinished.size()) + ".json"), ec);
     if (entry.is_regular_file() && path.extension() == ".json" && name != "run.json" &&
-        name != "drift.json" && !name.starts_with("sizing") && !set_aside) {
+        name != "drift.json" && !name.starts_with("sizing") && (!set_aside || stands_in)) {
       paths.push_back(path);
     }
   }
   std::sort(paths.begin(), paths.end());
   std::vector<ResultFile> files;
-  for (const auto& path : paths) files.push_back(read_result_file(path));
+  for (const auto& path : paths) {
+    ResultFile file = read_result_file(path);
+    if (path.filename().string().ends_with(kUnfinished))
+      file = whole_benchmarks_of(std::move(file));
+    files.push_back(std::move(file));
+  }
+  for (ResultFile& file : files) {
+    if (!file.unfinished || file.context.contains("sonde")) continue;
+    const std::string suite = file.context.value("sonde_suite", "");
+    for (const ResultFile& whole : files) {
+      if (whole.unfinished || !whole.context.contains("sonde") ||
+          whole.context.value("sonde_suite", "") != suite) {
+        continue;
+      }
+      file.context["sonde"] = whole.context["sonde"];
+      file.context["sonde"].erase("noise");  // that part's, not this one's
+      file.context["sonde"].erase("resumed");
+      file.context_from = whole.path.filename().string();
+      break;
+    }
+  }
   return files;
 }
 

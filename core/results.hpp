@@ -19,6 +19,7 @@ struct BenchmarkRecord {
   std::string run_type;        // "iteration" or "aggregate"
   std::string aggregate_name;  // "mean", "median", "stddev", "cv" for aggregates, else empty
   int repetition_index = -1;   // for iterations; -1 for aggregates
+  int repetitions = 0;         // how many the benchmark was to run (0: not said)
   std::int64_t iterations = 0;
   double real_time = 0;  // per iteration, in `time_unit`
   double cpu_time = 0;
@@ -36,6 +37,14 @@ struct ResultFile {
   std::filesystem::path path;
   nlohmann::json context;
   std::vector<BenchmarkRecord> benchmarks;
+  // Read from an interrupted part's <part>.unfinished.json (read_result_folder's
+  // with_unfinished): its whole benchmarks alone, and how many those are.
+  bool unfinished = false;
+  std::size_t whole_benchmarks = 0;
+  // An unfinished file written before they carried the run's context (2026-11-27) takes it from a
+  // whole file of the same suite in the folder (the same program and launcher, another part):
+  // that file's name, else empty.
+  std::string context_from;
 
   // The "sonde" object of the context; throws an input Error naming the file when absent.
   const nlohmann::json& sonde_context() const;
@@ -45,7 +54,10 @@ struct ResultFile {
 ResultFile read_result_file(const std::filesystem::path& path);
 ResultFile parse_result_json(const std::string& text, const std::string& where);
 
-// Reads every *.json result file of a run folder (not the run manifest), sorted by name.
-std::vector<ResultFile> read_result_folder(const std::filesystem::path& folder);
+// Reads every *.json result file of a run folder (not the run manifest), sorted by name. With
+// `with_unfinished`, an interrupted part's <part>.unfinished.json stands in for its missing
+// <part>.json, with the benchmarks it finished whole (every repetition and their aggregates).
+std::vector<ResultFile> read_result_folder(const std::filesystem::path& folder,
+                                           bool with_unfinished = false);
 
 }  // namespace sonde

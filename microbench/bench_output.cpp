@@ -131,6 +131,7 @@ class SondeReporter : public benchmark::BenchmarkReporter {
     nlohmann::json document = nlohmann::json::parse(strict_json(text));
     add_params(document);
     document["context"]["sonde_plan"] = options_.plan;  // what a resumed run must match
+    if (!options_.run_context.is_null()) document["context"]["sonde"] = options_.run_context;
     // An interrupt during the write would leave its temporary file: held until the rename.
     sigset_t held, before;
     sigemptyset(&held);

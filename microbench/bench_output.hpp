@@ -64,6 +64,9 @@ struct OutputOptions {
   // others take what to leave out from it through `broadcast`.
   std::optional<nlohmann::json> resumed;
   std::string resumed_from;  // its path, for the context
+  // The run's context (context.sonde of the result, less the noise known only at the end):
+  // written into the unfinished file too, so that `sonde fit --unfinished` can read it alone.
+  nlohmann::json run_context;
   // What identifies the plan (the suite's plan and the sizing): written into the unfinished file,
   // so that a run made under another plan keeps nothing of it.
   nlohmann::json plan;

@@ -152,6 +152,7 @@ int run_suite_program(const SuiteProgram& suite, int argc, char** argv) {
         sonde["load"] = {{"error", e.what()}};
       }
     };
+    output.run_context = context;
     const RunOutcome outcome = run_benchmarks(registry, context, output);
     benchmark::Shutdown();
     if (outcome.failed > 0 && !suite.quiet) {

@@ -92,6 +92,9 @@ struct Provenance {
   std::string sonde_version;
   std::string results;         // the raw result folder it was fitted from
   std::string results_digest;  // SHA-256 of the result files, in name order
+  // Parts fitted from an interrupted part's finished benchmarks (`sonde fit --unfinished`), each
+  // saying which file and how many benchmarks.
+  std::vector<std::string> unfinished_parts;
   bool operator==(const Provenance&) const = default;
 };
 

@@ -235,7 +235,7 @@ Machine read_machine(const Reader& r, const YAML::Node& node) {
 Provenance read_provenance(const Reader& r, const YAML::Node& node) {
   r.map(node, "provenance",
         {"origin", "citation", "host", "cpu_model", "topology", "compiler", "mpi_library",
-         "mpi_version", "date", "sonde_version", "results", "results_digest"},
+         "mpi_version", "date", "sonde_version", "results", "results_digest", "unfinished_parts"},
         {"origin"});
   Provenance p;
   p.origin = r.origin(node["origin"], "provenance.origin");
@@ -253,6 +253,9 @@ Provenance read_provenance(const Reader& r, const YAML::Node& node) {
   field("sonde_version", p.sonde_version);
   field("results", p.results);
   field("results_digest", p.results_digest);
+  if (node["unfinished_parts"]) {
+    p.unfinished_parts = r.texts(node["unfinished_parts"], "provenance.unfinished_parts");
+  }
   if (p.origin == Origin::transcribed && p.citation.empty()) {
     r.fail(node, "provenance.citation", "a transcribed profile must cite its source");
   }
@@ -930,6 +933,11 @@ std::string to_yaml(const Profile& p) {
   emit_text(out, "sonde_version", v.sonde_version);
   emit_text(out, "results", v.results);
   emit_text(out, "results_digest", v.results_digest);
+  if (!v.unfinished_parts.empty()) {
+    out << YAML::Key << "unfinished_parts" << YAML::Value << YAML::BeginSeq;
+    for (const std::string& part : v.unfinished_parts) out << part;
+    out << YAML::EndSeq;
+  }
   out << YAML::EndMap;
 
   const Compute& c = p.compute;

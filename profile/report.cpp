@@ -108,6 +108,9 @@ std::string format_profile(const Profile& p) {
       out += fmt::format("  raw results: {} (sha256 {})\n", p.provenance.results,
                          p.provenance.results_digest.substr(0, 16));
     }
+    for (const std::string& part : p.provenance.unfinished_parts) {
+      out += "  from an interrupted part: " + part + "\n";
+    }
   }
   if (p.machine.nodes || p.machine.cores_per_node) {
     out += fmt::format("  nodes: {}, cores per node: {}\n",

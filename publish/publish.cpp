@@ -241,6 +241,9 @@ std::string provenance_rows(const Profile& p) {
   row("sonde version", p.provenance.sonde_version);
   row("raw results", p.provenance.results);
   row("raw results SHA-256", p.provenance.results_digest);
+  for (const std::string& part : p.provenance.unfinished_parts) {
+    row("from an interrupted part", part);
+  }
   row("profile schema", fmt::format("{} version {}", profile::kSchemaName, p.version));
   return out;
 }

@@ -82,6 +82,59 @@ TEST(Results, APartSetAsideAsFailedIsNeverReadBesideItsRemeasurement) {
   std::filesystem::remove_all(folder);
 }
 
+// sonde fit --unfinished: an interrupted part's unfinished file stands in for its missing file,
+// with only the benchmarks it finished whole. One finished whole (its repetitions and median),
+// one had run one of its two repetitions (no aggregate yet), one failed. A part that has its whole
+// file keeps it, and its stale unfinished file is not read.
+TEST(Results, AnInterruptedPartsWholeBenchmarksStandInForItsFileWhenAsked) {
+  const auto folder = std::filesystem::temp_directory_path() /
+                      ("sonde-results-unfinished-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  const auto entry = [](const std::string& run, const std::string& type, int index) {
+    return "{\"name\": \"" + run + (type == "aggregate" ? "_median" : "") + "\", \"run_name\": \"" +
+           run + "\", \"run_type\": \"" + type +
+           "\", \"repetitions\": 2, \"repetition_index\": " + std::to_string(index) +
+           R"(, "iterations": 10, "real_time": 2.5, "cpu_time": 2.5, "time_unit": "us"})";
+  };
+  const std::string whole = "mpi.collective.bcast/ranks:2/bytes:8";
+  const std::string half = "mpi.collective.bcast/ranks:2/bytes:64";
+  const std::string unfinished =
+      R"({"context": {"sonde": {"suite": "mpi"}}, "benchmarks": [)" + entry(whole, "iteration", 0) +
+      "," + entry(whole, "iteration", 1) + "," + entry(whole, "aggregate", -1) + "," +
+      entry(half, "iteration", 0) + "," +
+      R"({"name": "broken", "run_name": "broken", "run_type": "iteration", "error_occurred": true}]})";
+  std::ofstream(folder / "mpi-collectives.unfinished.json") << unfinished;
+  std::ofstream(folder / "memory-x.json") << kSample;
+  std::ofstream(folder / "memory-x.unfinished.json") << unfinished;
+  ASSERT_EQ(read_result_folder(folder).size(), 1u);  // not asked: the whole files alone
+  const std::vector<ResultFile> files = read_result_folder(folder, true);
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].path.filename(), "memory-x.json");
+  EXPECT_FALSE(files[0].unfinished);
+  EXPECT_EQ(files[0].benchmarks.size(), 3u);
+  EXPECT_EQ(files[1].path.filename(), "mpi-collectives.unfinished.json");
+  EXPECT_TRUE(files[1].unfinished);
+  EXPECT_EQ(files[1].whole_benchmarks, 1u);
+  ASSERT_EQ(files[1].benchmarks.size(), 3u);  // the whole one's two repetitions and median
+  for (const BenchmarkRecord& record : files[1].benchmarks) EXPECT_EQ(record.run_name, whole);
+  EXPECT_TRUE(files[1].context_from.empty());
+  // Written before unfinished files carried the run's context: a whole file of the same suite
+  // lends its own, less what belongs to its part alone (its noise).
+  std::string without = unfinished;
+  without.replace(without.find(R"("sonde": {"suite": "mpi"})"), 25, R"("sonde_suite": "mpi")");
+  std::ofstream(folder / "mpi-collectives.unfinished.json") << without;
+  std::ofstream(folder / "mpi-pingpong.json")
+      << R"({"context": {"sonde_suite": "mpi", "sonde": {"suite": "mpi", "mpi": {"ranks": 2},
+             "noise": {"noisy": []}}}, "benchmarks": []})";
+  const std::vector<ResultFile> lent = read_result_folder(folder, true);
+  ASSERT_EQ(lent.size(), 3u);
+  EXPECT_EQ(lent[1].context_from, "mpi-pingpong.json");
+  EXPECT_EQ(lent[1].sonde_context()["mpi"]["ranks"], 2);
+  EXPECT_FALSE(lent[1].sonde_context().contains("noise"));
+  std::filesystem::remove_all(folder);
+}
+
 TEST(Results, MalformedFilesNameTheFileAndEntry) {
   try {
     parse_result_json("{\"benchmarks\": [", "broken.json");

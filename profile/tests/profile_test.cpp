@@ -38,6 +38,7 @@ Profile full_profile() {
   p.provenance.host = "h";
   p.provenance.date = "2026-11-21T00:00:00Z";
   p.provenance.results_digest = "abc123";
+  p.provenance.unfinished_parts = {"mpi-collectives.unfinished.json: the 316 benchmarks"};
   Quantity peak = q(1.0 / 3.0 * 1e11, "flop/s");
   peak.interval = Interval{3.1e10, 3.5e10, 1.0};
   peak.quality = FitQuality{0.01, 0.05, 5};
