@@ -234,19 +234,24 @@ std::optional<PartState> part_state(const std::vector<DriftProbe>& probes,
   std::string state =
       fmt::format("{} .. {} GB/s around its part", rate_text(around_low), rate_text(around_high));
   const auto triad = as_measured.find(fmt::format("triad/{}", q));
+  // Where the part's state is not known: nothing is moved, and each interval spans every state
+  // the run saw.
+  const auto spans_every_state = [&p](std::string why) {
+    p.straddled = true;
+    p.state_low = p.slowest;
+    p.state_high = p.fastest;
+    return why;
+  };
   if (static_cast<unsigned>(q) != p.threads) {
     // The probes took another number of cores at once than the part's threads (on a many-core
     // node, at most 8 stand in for 2 to 16): their rates are not the part's, so where among
     // their states the part ran is unknown. A 16-core node's 2-thread triad (23.7 GB/s) set
     // against 8 cores' probes (51 .. 79) was taken for a slow state and moved to 72. Nothing is
-    // moved, and each interval spans every state the run saw, as for a part that changed state.
-    p.straddled = true;
-    p.state_low = p.slowest;
-    p.state_high = p.fastest;
-    state = fmt::format(
+    // moved, as for a part that changed state.
+    state = spans_every_state(fmt::format(
         "the probes took {} cores at once, not {}: where the part ran among their states is not "
         "known, so nothing was moved",
-        p.threads, q);
+        p.threads, q));
   } else if (triad != as_measured.end() && triad->second.value > 0) {
     const double measured = triad->second.value;
     const double nearest = *std::min_element(around.begin(), around.end(), [&](double a, double b) {
@@ -272,15 +277,11 @@ std::optional<PartState> part_state(const std::vector<DriftProbe>& probes,
           rate_text(around_high), q, *spread);
     } else {
       // The machine changed state during the part: its kernels may each have run in another.
-      // Nothing is moved, and each interval spans every state the run saw.
-      p.straddled = true;
-      p.state_low = p.slowest;
-      p.state_high = p.fastest;
-      state = fmt::format(
+      state = spans_every_state(fmt::format(
           "the part's triad read {} GB/s, no probe beside it within {:.0f}% of that ({} .. {}): "
           "the state changed during the part, so nothing was moved",
           rate_text(measured), 100 * (kSameState - 1), rate_text(around_low),
-          rate_text(around_high));
+          rate_text(around_high)));
     }
   }
   p.state = std::sqrt(p.state_low * p.state_high);
