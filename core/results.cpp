@@ -165,24 +165,21 @@ constexpr std::string_view kUnfinished = ".unfinished.json";
 // An unfinished file's benchmarks that finished whole: no failed entry, every repetition it was to
 // run, and their aggregates where it had several.
 ResultFile whole_benchmarks_of(ResultFile file) {
-  std::map<std::string, int> runs, wanted, aggregates, failed;
-  for (const BenchmarkRecord& record : file.benchmarks) {
-    if (record.run_type == "aggregate") {
-      ++aggregates[record.run_name];
-    } else {
-      ++runs[record.run_name];
-    }
-    wanted[record.run_name] = std::max({wanted[record.run_name], record.repetitions, 1});
-    if (!record.error_message.empty()) ++failed[record.run_name];
-  }
-  const auto whole = [&](const std::string& run_name) {
-    return failed[run_name] == 0 && runs[run_name] >= wanted[run_name] &&
-           (wanted[run_name] == 1 || aggregates[run_name] > 0);
+  struct Tally {
+    int runs = 0, wanted = 1, aggregates = 0, failed = 0;
+    bool whole() const { return failed == 0 && runs >= wanted && (wanted == 1 || aggregates > 0); }
   };
+  std::map<std::string, Tally> tallies;
+  for (const BenchmarkRecord& record : file.benchmarks) {
+    Tally& tally = tallies[record.run_name];
+    ++(record.run_type == "aggregate" ? tally.aggregates : tally.runs);
+    tally.wanted = std::max(tally.wanted, record.repetitions);
+    if (!record.error_message.empty()) ++tally.failed;
+  }
   std::erase_if(file.benchmarks,
-                [&](const BenchmarkRecord& record) { return !whole(record.run_name); });
+                [&](const BenchmarkRecord& record) { return !tallies[record.run_name].whole(); });
   file.unfinished = true;
-  for (const auto& [run_name, count] : wanted) file.whole_benchmarks += whole(run_name) ? 1 : 0;
+  for (const auto& [run_name, tally] : tallies) file.whole_benchmarks += tally.whole() ? 1 : 0;
   return file;
 }
 
@@ -222,7 +219,9 @@ std::vector<ResultFile> read_result_folder(const std::filesystem::path& folder,
   }
   for (ResultFile& file : files) {
     if (!file.unfinished || file.context.contains("sonde")) continue;
+    // A file that does not say its suite borrows nothing: reading it then fails, naming it.
     const std::string suite = file.context.value("sonde_suite", "");
+    if (suite.empty()) continue;
     for (const ResultFile& whole : files) {
       if (whole.unfinished || !whole.context.contains("sonde") ||
           whole.context.value("sonde_suite", "") != suite) {

@@ -444,12 +444,15 @@ void register_collective(const MpiSuitePlan& plan, const std::string& op, int k,
     int me = 0;
     if (member) MPI_Comm_rank(comm, &me);
     CollectiveBuffers buffers;
-    const std::uint64_t held = member ? m : 0;  // the ranks outside the communicator hold none
-    const std::uint64_t blocks = collective_blocks(op, k);
-    buffers.send.resize(std::max<std::uint64_t>(1, held * blocks));
-    buffers.receive.resize(std::max<std::uint64_t>(1, held * blocks));
-    buffers.values.resize(std::max<std::uint64_t>(1, held / 8));
-    buffers.sums.resize(std::max<std::uint64_t>(1, held / 8));
+    // Only the buffers the operation uses are sized (the reductions' values and sums, the others'
+    // bytes); the ranks outside the communicator hold none.
+    const bool reduction = op == "reduce" || op == "allreduce" || op == "scan";
+    const std::uint64_t bytes = member && !reduction ? m * collective_blocks(op, k) : 0;
+    const std::uint64_t doubles = member && reduction ? m / 8 : 0;
+    buffers.send.resize(std::max<std::uint64_t>(1, bytes));
+    buffers.receive.resize(std::max<std::uint64_t>(1, bytes));
+    buffers.values.resize(std::max<std::uint64_t>(1, doubles));
+    buffers.sums.resize(std::max<std::uint64_t>(1, doubles));
     if (member) fill_collective(buffers, me, m);
     const auto body = [&] {
       if (!member) return;
@@ -463,17 +466,12 @@ void register_collective(const MpiSuitePlan& plan, const std::string& op, int k,
       run_collective(op, comm, k, me, m, buffers);
       return collective_right(op, buffers, k, me, m);
     };
-    // Only the buffers the operation uses: the reductions' values and sums, the others' bytes.
-    const bool reduction = op == "reduce" || op == "allreduce" || op == "scan";
     const auto flush = [&] {
       if (!member) return;
-      if (reduction) {
-        flush_from_caches(buffers.values.data(), buffers.values.size() * sizeof(double));
-        flush_from_caches(buffers.sums.data(), buffers.sums.size() * sizeof(double));
-      } else {
-        flush_from_caches(buffers.send.data(), buffers.send.size());
-        flush_from_caches(buffers.receive.data(), buffers.receive.size());
-      }
+      flush_from_caches(buffers.send.data(), buffers.send.size());
+      flush_from_caches(buffers.receive.data(), buffers.receive.size());
+      flush_from_caches(buffers.values.data(), buffers.values.size() * sizeof(double));
+      flush_from_caches(buffers.sums.data(), buffers.sums.size() * sizeof(double));
     };
     mpi_loop(state, "collectives", body, member, check, {}, {},
              cold ? std::function<void()>(flush) : std::function<void()>());

@@ -6,23 +6,13 @@
 // --verify: every a[i] equals b[i] + 3 c[i], computed in integers (the values are small integers,
 // so the doubles are exact whatever the compiler contracts).
 #include "../common.hpp"
+#include "triad.hpp"
 
-#include <cstdint>
-#include <string>
-
-namespace {
-
-// One sweep. Not inlined, and followed by a memory clobber, so that -O3 cannot fold the K sweeps
-// (which write the same values) into one.
-__attribute__((noinline)) void triad(double* __restrict a, const double* __restrict b,
-                                     const double* __restrict c, double s, long n) {
-  for (long i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
-}
-
-long b_value(long global) { return global % 1000; }
-long c_value(long global) { return (global * 7 + 3) % 1000; }
-
-}  // namespace
+using corpus::stream::b_value;
+using corpus::stream::c_value;
+using corpus::stream::sum;
+using corpus::stream::triad;
+using corpus::stream::verify;
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -49,22 +39,8 @@ int main(int argc, char** argv) {
       corpus::clobber_memory();
     }
   };
-  p.checksum = [&] {
-    double sum = 0;
-    for (long i = 0; i < N; ++i) sum += a[i];
-    return sum;
-  };
-  p.verify = [&]() -> std::string {
-    for (long i = 0; i < N; ++i) {
-      const long global = static_cast<long>(me) * N + i;
-      const long expected = b_value(global) + 3 * c_value(global);
-      if (a[i] != static_cast<double>(expected)) {
-        return "a[" + std::to_string(i) + "] = " + std::to_string(a[i]) + ", expected " +
-               std::to_string(expected);
-      }
-    }
-    return "";
-  };
+  p.checksum = [&] { return sum(a.data(), N); };
+  p.verify = [&] { return verify(a.data(), N, me); };
   const int status = corpus::run(o, p);
   MPI_Finalize();
   return status;

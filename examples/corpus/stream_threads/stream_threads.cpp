@@ -9,23 +9,18 @@
 // outside the timed region, so that its pages lie on its NUMA node.
 // --verify: every a[i] equals b[i] + 3 c[i], computed in integers.
 #include "../common.hpp"
+#include "../stream/triad.hpp"
 
-#include <cstdint>
-#include <string>
 #include <thread>
 #include <vector>
 
+using corpus::stream::b_value;
+using corpus::stream::c_value;
+using corpus::stream::sum;
+using corpus::stream::triad;
+using corpus::stream::verify;
+
 namespace {
-
-// One sweep over a slice. Not inlined, and followed by a memory clobber, so that -O3 cannot fold
-// the K sweeps (which write the same values) into one.
-__attribute__((noinline)) void triad(double* __restrict a, const double* __restrict b,
-                                     const double* __restrict c, double s, long n) {
-  for (long i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
-}
-
-long b_value(long global) { return global % 1000; }
-long c_value(long global) { return (global * 7 + 3) % 1000; }
 
 // Runs work(t) for t = 0 .. threads - 1, t = 0 on the calling thread, the others on threads started
 // now and joined before it returns.
@@ -74,22 +69,8 @@ int main(int argc, char** argv) {
       }
     });
   };
-  p.checksum = [&] {
-    double sum = 0;
-    for (long i = 0; i < N; ++i) sum += a[i];
-    return sum;
-  };
-  p.verify = [&]() -> std::string {
-    for (long i = 0; i < N; ++i) {
-      const long global = static_cast<long>(me) * N + i;
-      const long expected = b_value(global) + 3 * c_value(global);
-      if (a[i] != static_cast<double>(expected)) {
-        return "a[" + std::to_string(i) + "] = " + std::to_string(a[i]) + ", expected " +
-               std::to_string(expected);
-      }
-    }
-    return "";
-  };
+  p.checksum = [&] { return sum(a.data(), N); };
+  p.verify = [&] { return verify(a.data(), N, me); };
   const int status = corpus::run(o, p);
   MPI_Finalize();
   return status;
