@@ -51,6 +51,7 @@ inline constexpr const char* earlier_names[][2] = {{counted_flops, "paper003_flo
 namespace part {
 inline constexpr const char* probe = "probe";              // memory: the latency probe
 inline constexpr const char* column = "column";            // memory: the column walk
+inline constexpr const char* gather = "gather";            // memory: the line gather
 inline constexpr const char* access = "access";            // contention
 inline constexpr const char* one_word = "one-word";        // contention
 inline constexpr const char* sync = "sync";                // overhead

@@ -190,6 +190,14 @@ RunRecords read_run_records(std::vector<ResultFile> files) {
           run.column_walks.push_back(std::move(r));
           continue;
         }
+        if (part == result_format::part::gather) {
+          auto r = record_of<LineGatherRecord>(m);
+          r.threads = get<unsigned>(m, param::threads);
+          r.working_set_bytes = get<std::uint64_t>(m, param::working_set_bytes);
+          r.span_bytes = get<std::uint64_t>(m, "span_bytes");
+          run.line_gathers.push_back(std::move(r));
+          continue;
+        }
         if (get<std::string>(m, param::kernel) != result_format::kernel::pointer_chase &&
             part != result_format::part::probe) {
           continue;  // bandwidth: read from every repetition by the memory summary
@@ -299,7 +307,7 @@ std::vector<const Measurement*> RunRecords::measurements(const std::string& suit
   const auto add = [&](const auto& list) {
     for (const auto& r : list) out.push_back(&r);
   };
-  if (suite == result_format::suite::memory) add(latency), add(column_walks);
+  if (suite == result_format::suite::memory) add(latency), add(column_walks), add(line_gathers);
   if (suite == result_format::suite::contention)
     add(contention_access), add(one_word), add(contention_other);
   if (suite == result_format::suite::overhead) add(overheads);

@@ -48,6 +48,13 @@ struct ColumnWalkRecord : Measurement {
   std::uint64_t row_bytes = 0;
 };
 
+// memory, part gather: the line gather, seconds per line of one of `threads` threads.
+struct LineGatherRecord : Measurement {
+  unsigned threads = 0;
+  std::uint64_t working_set_bytes = 0;  // one thread's buffer
+  std::uint64_t span_bytes = 0;         // the block whose lines are read in a random order
+};
+
 // contention, part access: Amato et al.'s (1999) pX.sS.<level>.{L,S}{E,C} experiments.
 struct ContentionAccessRecord : Measurement {
   unsigned threads = 0;
@@ -106,6 +113,7 @@ struct RunRecords {
 
   std::vector<LatencyRecord> latency;
   std::vector<ColumnWalkRecord> column_walks;
+  std::vector<LineGatherRecord> line_gathers;
   std::vector<ContentionAccessRecord> contention_access;
   std::vector<OneWordRecord> one_word;
   std::vector<Measurement> contention_other;  // false sharing, coherence, NUMA

@@ -391,6 +391,19 @@ void add_memory(const RunRecords& run, profile::Profile& p) {
   std::sort(p.column_walk.begin(), p.column_walk.end(), [](const auto& a, const auto& b) {
     return std::tie(a.threads, a.working_set_bytes) < std::tie(b.threads, b.working_set_bytes);
   });
+  // The line gathers, a curve over the span per thread count.
+  for (const LineGatherRecord& row : run.line_gathers) {
+    p.line_gather.push_back(
+        {row.threads, row.working_set_bytes, row.span_bytes,
+         measured(row, "s",
+                  fmt::format("a line of a gather in random order within spans of {} B over {} B, "
+                              "{} thread(s) gathering; median of the repetitions; interval: their "
+                              "range",
+                              row.span_bytes, row.working_set_bytes, row.threads))});
+  }
+  std::sort(p.line_gather.begin(), p.line_gather.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.threads, a.span_bytes) < std::tie(b.threads, b.span_bytes);
+  });
   // The random chase on base pages as a curve over the working set, per thread count: a random
   // access costs what the chase cost at its working set, not its level's plateau median.
   for (const LatencyRecord& row : run.latency) {
@@ -824,6 +837,7 @@ void flag_noisy(const std::vector<ResultFile>& files, profile::Profile& p) {
     for (auto& [key, q] : level.bandwidth) mark(q);
   }
   for (profile::ColumnWalkPoint& point : p.column_walk) mark(point.seconds);
+  for (profile::LineGatherPoint& point : p.line_gather) mark(point.seconds);
   for (profile::RandomChasePoint& point : p.random_chase) mark(point.seconds);
   for (profile::DramBandwidthPoint& point : p.dram_bandwidth) mark(point.bytes_per_second);
   for (profile::CacheEdgePoint& point : p.cache_edges) mark(point.bytes_per_second);

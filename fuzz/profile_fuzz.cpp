@@ -66,6 +66,12 @@ void check_profile(const Profile& p) {
                      "column_walk: {} thread(s), {} B, {} s accepted", point.threads,
                      point.working_set_bytes, point.seconds.value);
   }
+  for (const LineGatherPoint& point : p.line_gather) {
+    check_quantity(point.seconds, "line_gather[].seconds");
+    SONDE_FUZZ_CHECK(point.threads >= 1 && point.span_bytes > 0 && point.seconds.value > 0,
+                     "line_gather: {} thread(s), span {} B, {} s accepted", point.threads,
+                     point.span_bytes, point.seconds.value);
+  }
   for (const RandomChasePoint& point : p.random_chase) {
     check_quantity(point.seconds, "random_chase[].seconds");
     SONDE_FUZZ_CHECK(point.threads >= 1 && point.working_set_bytes > 0 && point.seconds.value > 0,

@@ -192,6 +192,24 @@ Span walk_per_load(const std::vector<profile::ColumnWalkPoint>& walks, std::uint
   return out;
 }
 
+// The seconds per line of the profile's line gather with `threads` threads gathering, lines
+// scattered within `span` bytes: log-log between the two measured spans around it, or the nearest
+// end outside them (and `beyond` says so).
+Span gather_per_line(const std::vector<profile::LineGatherPoint>& gathers, std::uint64_t threads,
+                     double span, std::string& beyond) {
+  auto curve = curve_of(gathers, threads, [](const profile::LineGatherPoint& g) {
+    return static_cast<double>(g.span_bytes);
+  });
+  std::optional<double> end;
+  const Span out = curve_at(curve, span, end);
+  if (end) {
+    beyond = fmt::format("its gather span {} lies beyond the spans measured ({} to {}): {} taken",
+                         format_bytes(span), format_bytes(curve.front().first),
+                         format_bytes(curve.back().first), format_bytes(*end));
+  }
+  return out;
+}
+
 // The seconds per load of the profile's random chase with `threads` threads chasing at once, each
 // over `bytes`: log-log between the two measured working sets around it, or the nearest end outside
 // them (and `beyond` says so).
@@ -733,12 +751,51 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n,
     column = {accesses * walk.value, accesses * walk.low, accesses * walk.high};
   }
 
+  // Gathered lines: each a line from memory that no prefetcher brought, at the seconds per line of
+  // the profile's line gather with the lines scattered as far as the component's span (the widest
+  // measured by default), with as many threads as share the node. The gather's time holds its own
+  // transfers, so it adds, as column accesses do.
+  Span gather;
+  double gather_span = 0;
+  if (c.gathered_lines) {
+    const std::vector<profile::LineGatherPoint>& gathers = target_.line_gather;
+    if (gathers.empty()) {
+      throw input_error(target_path_, "line_gather: absent; " + where + " gives gathered lines");
+    }
+    const auto wanted = static_cast<std::uint64_t>(sharers);
+    const std::uint64_t threads = threads_for(gathers, wanted);
+    if (threads != wanted) {
+      cost.notes.push_back(fmt::format("{}: line gather measured with {} thread(s), not {}", c.name,
+                                       threads, wanted));
+    }
+    for (const profile::LineGatherPoint& g : gathers) {
+      if (g.threads == threads)
+        gather_span = std::max(gather_span, static_cast<double>(g.span_bytes));
+    }
+    if (c.gather_span_bytes) {
+      gather_span = value_at(*c.gather_span_bytes, "the gather span");
+      if (!(gather_span > 0)) {
+        throw input_error(c.gather_span_bytes->cell().where(),
+                          fmt::format("the gather span is {} B at n = {}; expected 1 byte or more",
+                                      gather_span, n));
+      }
+    }
+    std::string beyond;
+    const Span line = gather_per_line(gathers, threads, gather_span, beyond);
+    if (!beyond.empty()) cost.notes.push_back(c.name + ": " + beyond);
+    const double lines = value_at(*c.gathered_lines, "the gathered lines") * share;
+    gather = {lines * line.value, lines * line.low, lines * line.high};
+  }
+
   const bool memory_bound_wins = memory.value > compute.value;
   const Span overlap = memory_bound_wins ? memory : compute;
-  cost.seconds = overlap.value + random.value + column.value;
-  cost.range = {std::max(memory.low, compute.low) + random.low + column.low,
-                std::max(memory.high, compute.high) + random.high + column.high};
-  if (column.value > overlap.value && column.value > random.value) {
+  cost.seconds = overlap.value + random.value + column.value + gather.value;
+  cost.range = {std::max(memory.low, compute.low) + random.low + column.low + gather.low,
+                std::max(memory.high, compute.high) + random.high + column.high + gather.high};
+  if (gather.value > overlap.value && gather.value > random.value && gather.value > column.value) {
+    cost.bound = fmt::format("line gather within {} (lines no prefetcher brings)",
+                             format_bytes(gather_span));
+  } else if (column.value > overlap.value && column.value > random.value) {
     cost.bound = fmt::format("column walk down {:.0f} rows of {} (loads across rows)", column_rows,
                              format_bytes(column_stride));
   } else if (random.value > overlap.value) {

@@ -63,14 +63,26 @@ const std::map<std::string, std::map<std::string, double>>& units() {
       {"misaligned loads", byte_units()},
       {"misaligned stores", byte_units()},
       {"working set", byte_units()},
-      {"column stride", byte_units()}};
+      {"column stride", byte_units()},
+      {"gather span", byte_units()}};
   return table;
 }
 
-const std::vector<std::string> kPlainColumns = {
-    "kind",           "name",   "value",           "machine",        "dop",
-    "operation",      "count",  "after",           "loop",           "distribution",
-    "iteration cost", "access", "random accesses", "column accesses"};
+const std::vector<std::string> kPlainColumns = {"kind",
+                                                "name",
+                                                "value",
+                                                "machine",
+                                                "dop",
+                                                "operation",
+                                                "count",
+                                                "after",
+                                                "loop",
+                                                "distribution",
+                                                "iteration cost",
+                                                "access",
+                                                "random accesses",
+                                                "column accesses",
+                                                "gathered lines"};
 
 struct Column {
   std::string name;  // "time", or "ops.add" for an operation count
@@ -481,6 +493,17 @@ Workload parse_workload(const std::string& text, const std::string& file,
         }
         c.column_stride_bytes = reader.expression("column stride", kind, true);
       }
+      if (reader.has("gathered lines")) {
+        c.gathered_lines = reader.expression("gathered lines", kind, true);
+      }
+      if (reader.has("gather span")) {
+        if (!c.gathered_lines) {
+          throw input_error(reader.cell("gather span").where(),
+                            "a gather span is how far a line gather scatters its reads; this "
+                            "component gives no gathered lines");
+        }
+        c.gather_span_bytes = reader.expression("gather span", kind, true);
+      }
       if (reader.has("access")) {
         c.access = reader.text("access");
         if (!profile::streaming_kernel(c.access)) {
@@ -494,12 +517,12 @@ Workload parse_workload(const std::string& text, const std::string& file,
         }
       }
       const bool resources = c.traffic_bytes || c.random_accesses || c.column_accesses ||
-                             !c.chains.empty() || c.load_bytes || c.store_bytes;
+                             c.gathered_lines || !c.chains.empty() || c.load_bytes || c.store_bytes;
       if (resources && (c.time_seconds || c.rate_flop_per_second)) {
         throw input_error(reader.cell(c.time_seconds ? "time" : "rate").where(),
                           "a component is costed from its measured time or rate, or from the "
                           "resources it uses (traffic, loads, stores, random or column "
-                          "accesses, chain.<kernel>), not both");
+                          "accesses, gathered lines, chain.<kernel>), not both");
       }
       if (c.working_set_bytes && !c.traffic_bytes && !c.random_accesses && !c.column_accesses) {
         throw input_error(reader.cell("working set").where(),
@@ -512,7 +535,8 @@ Workload parse_workload(const std::string& text, const std::string& file,
                           "component '" + name +
                               "' needs a time [s], a rate [flop/s], work [flop] (at the peak "
                               "rate), operation counts (ops.<kernel>, chain.<kernel>), traffic "
-                              "[B], loads [B], stores [B], random or column accesses");
+                              "[B], loads [B], stores [B], random or column accesses, gathered "
+                              "lines");
       }
       w.components.push_back(std::move(c));
       continue;

@@ -97,6 +97,13 @@ struct Component {
   // The bytes from one of them to the next (the array's row): the walk spans working set / stride
   // rows. Absent: the row of the profile's walk.
   std::optional<Expression> column_stride_bytes;
+  // Whole lines read from memory in an order no prefetcher follows (a bit-reversed reorder, an
+  // indexed gather), all processes together, each line once however many of its words the loop
+  // reads while it stays in cache; costed at the line gather the profile measured with lines
+  // scattered as far as the gather span (absent: the widest span measured), added to the
+  // component's time. Their bytes are not also traffic.
+  std::optional<Expression> gathered_lines;
+  std::optional<Expression> gather_span_bytes;
   // Bytes its load and store instructions move between registers and L1 (every access, hits
   // included): the in-core part of the ECM model (Treibig and Hager (2010)), which does not
   // overlap with the transfers from beyond L1.

@@ -128,6 +128,19 @@ struct ColumnWalkPoint {
   bool operator==(const ColumnWalkPoint&) const = default;
 };
 
+// The line gather (memory suite, part gather): seconds per line for one of `threads` threads
+// gathering at once, each from its own buffer of `working_set_bytes` in memory, one word of every
+// line, the lines of each block of `span_bytes` in a random order, the loads independent. What
+// a scattered read of a whole line costs when no prefetcher can fetch it ahead: the misses a core
+// keeps in flight set it, not the latency of one.
+struct LineGatherPoint {
+  std::uint64_t threads = 1;
+  std::uint64_t working_set_bytes = 0;  // one thread's buffer
+  std::uint64_t span_bytes = 0;
+  Quantity seconds;  // s per line
+  bool operator==(const LineGatherPoint&) const = default;
+};
+
 // The dependent random chase on base pages (one load per line, in random order), seconds per load
 // for one of `threads` threads chasing at once, each its own chain over `working_set_bytes`. A
 // level's latency is the median of its plateau; the curve keeps what the plateau hides: in memory
@@ -374,6 +387,7 @@ struct Profile {
   Compute compute;
   std::vector<MemoryLevel> memory;
   std::vector<ColumnWalkPoint> column_walk;        // by threads, then working set
+  std::vector<LineGatherPoint> line_gather;        // by threads, then span
   std::vector<RandomChasePoint> random_chase;      // by threads, then working set
   std::vector<DramBandwidthPoint> dram_bandwidth;  // by kernel, threads, then working set
   std::vector<CacheEdgePoint> cache_edges;         // by level, kernel, threads, then working set

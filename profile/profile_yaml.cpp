@@ -355,6 +355,21 @@ std::vector<ColumnWalkPoint> read_column_walk(const Reader& r, const YAML::Node&
   return points;
 }
 
+std::vector<LineGatherPoint> read_line_gather(const Reader& r, const YAML::Node& node) {
+  if (!node.IsSequence()) r.fail(node, "line_gather", "expected a list of measured gathers");
+  std::vector<LineGatherPoint> points;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const std::string path = fmt::format("line_gather[{}]", i);
+    const std::vector<std::string> keys = {"threads", "working_set_bytes", "span_bytes", "seconds"};
+    r.map(node[i], path, keys, keys);
+    points.push_back({positive_count(r, node[i], path, "threads"),
+                      positive_count(r, node[i], path, "working_set_bytes"),
+                      positive_count(r, node[i], path, "span_bytes"),
+                      positive_seconds(r, node[i], path)});
+  }
+  return points;
+}
+
 std::vector<RandomChasePoint> read_random_chase(const Reader& r, const YAML::Node& node) {
   if (!node.IsSequence()) r.fail(node, "random_chase", "expected a list of measured chases");
   std::vector<RandomChasePoint> points;
@@ -844,7 +859,7 @@ Profile parse_profile(const std::string& text, const std::string& where) {
   if (!root.IsDefined() || root.IsNull()) r.fail(root, "", "empty file; expected a sonde profile");
   r.map(root, "",
         {"schema", "version", "machine", "provenance", "compute", "memory", "column_walk",
-         "random_chase", "dram_bandwidth", "cache_edges", "contention", "overheads",
+         "line_gather", "random_chase", "dram_bandwidth", "cache_edges", "contention", "overheads",
          "point_to_point", "collectives", "not_fitted"},
         {"schema", "version", "machine", "provenance"});
   const std::string schema = r.text(root["schema"], "schema");
@@ -863,6 +878,7 @@ Profile parse_profile(const std::string& text, const std::string& where) {
   if (root["compute"]) p.compute = read_compute(r, root["compute"]);
   if (root["memory"]) p.memory = read_memory(r, root["memory"]);
   if (root["column_walk"]) p.column_walk = read_column_walk(r, root["column_walk"]);
+  if (root["line_gather"]) p.line_gather = read_line_gather(r, root["line_gather"]);
   if (root["random_chase"]) p.random_chase = read_random_chase(r, root["random_chase"]);
   if (root["dram_bandwidth"]) p.dram_bandwidth = read_dram_bandwidth(r, root["dram_bandwidth"]);
   if (root["cache_edges"]) p.cache_edges = read_cache_edges(r, root["cache_edges"]);
@@ -989,6 +1005,18 @@ std::string to_yaml(const Profile& p) {
       out << YAML::BeginMap << YAML::Key << "threads" << YAML::Value << point.threads << YAML::Key
           << "working_set_bytes" << YAML::Value << point.working_set_bytes << YAML::Key
           << "row_bytes" << YAML::Value << point.row_bytes << YAML::Key << "seconds" << YAML::Value;
+      emit_quantity(out, point.seconds);
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
+  if (!p.line_gather.empty()) {
+    out << YAML::Key << "line_gather" << YAML::Value << YAML::BeginSeq;
+    for (const LineGatherPoint& point : p.line_gather) {
+      out << YAML::BeginMap << YAML::Key << "threads" << YAML::Value << point.threads << YAML::Key
+          << "working_set_bytes" << YAML::Value << point.working_set_bytes << YAML::Key
+          << "span_bytes" << YAML::Value << point.span_bytes << YAML::Key << "seconds"
+          << YAML::Value;
       emit_quantity(out, point.seconds);
       out << YAML::EndMap;
     }

@@ -150,6 +150,15 @@ std::string format_profile(const Profile& p) {
            point.seconds);
     }
   }
+  if (!p.line_gather.empty()) {
+    out += "\nLine gather (a line read in random order within its span, from memory; per thread)\n";
+    for (const LineGatherPoint& point : p.line_gather) {
+      line(out,
+           fmt::format("{} thread(s), span {}", point.threads,
+                       format_bytes(static_cast<double>(point.span_bytes))),
+           point.seconds);
+    }
+  }
   if (!p.random_chase.empty()) {
     out += "\nRandom chase (a dependent load, one line each, per thread's chain)\n";
     for (const RandomChasePoint& point : p.random_chase) {

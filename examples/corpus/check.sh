@@ -28,7 +28,7 @@ build=${3:-build/release}
 ranks=${SONDE_CHECK_RANKS:-1,2}
 source scripts/mpi-env.sh
 source examples/corpus/sheets.sh
-[[ "$sheets" =~ ^v[1-9]$ ]] || { echo "check.sh: SONDE_SHEETS is '$sheets'; expected v1, v2, ..." >&2; exit 2; }
+[[ "$sheets" =~ ^v[1-9][0-9]*$ ]] || { echo "check.sh: SONDE_SHEETS is '$sheets'; expected v1, v2, ..." >&2; exit 2; }
 mkdir -p "$records"
 status=0
 # The points each check runs: every rank count, the spreadsheet's own values.

@@ -42,7 +42,7 @@ if [[ ! -x $bin/sonde-bench-mpi-smpi ]]; then
 fi
 mkdir -p "$records" "$work"
 source examples/corpus/sheets.sh
-[[ "$sheets" =~ ^v[1-9]$ ]] || { echo "simulated: SONDE_SIM_SHEETS is '$sheets'; expected v1, v2, ..." >&2; exit 2; }
+[[ "$sheets" =~ ^v[1-9][0-9]*$ ]] || { echo "simulated: SONDE_SIM_SHEETS is '$sheets'; expected v1, v2, ..." >&2; exit 2; }
 
 network=${SONDE_SIM_NETWORK:-$records/$platform_name-$profile_ranks.yaml}
 if [[ ! -f $network ]]; then

@@ -72,6 +72,15 @@ void strided_write_kernel(double* a, std::size_t n, std::size_t stride, double v
 double column_read_kernel(const double* a, std::size_t rows, std::size_t row_words,
                           std::size_t first_column, std::size_t columns);
 
+// A gather of whole lines in an order no prefetcher follows: `a` is cut into `blocks` blocks of
+// `block_lines` lines of `line_words` words; block b's lines are read in the order
+// order[i] ^ masks[b] (order a permutation of 0 .. block_lines - 1, block_lines a power of two, so
+// that each block's mask makes its own permutation), the first word of each line, one scalar load
+// each, independent of one another. Returns the sum of the loaded words.
+double line_gather_kernel(const double* a, std::size_t blocks, std::size_t block_lines,
+                          std::size_t line_words, const std::uint32_t* order,
+                          const std::uint32_t* masks);
+
 // ---- Indexed loads: a sparse matrix-vector product (a code pattern of the kernel library) ----
 
 // The shape of the sparse matrix the indexed kernel multiplies: the 5-point Laplacian of a

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <numeric>
+#include <random>
 
 #include "core/error.hpp"
 #include "core/result_format.hpp"
@@ -810,6 +811,30 @@ void register_stride(const MemorySuitePlan& plan, const Topology& topology,
   }
 }
 
+// A team of threads on `cores` and a buffer of `per_thread_words` doubles for each, all 1.0, kept
+// for the benchmarks after the one that made them while they ask for the same.
+struct TeamBuffers {
+  unsigned threads = 0;
+  std::size_t per_thread_words = 0;
+  std::unique_ptr<ThreadTeam> team;
+  std::unique_ptr<PageBuffer> buffer;
+};
+
+void keep_team_buffers(TeamBuffers& cached, unsigned threads, std::size_t per_thread_words,
+                       const Topology& topology, const std::vector<unsigned>& cores) {
+  if (cached.threads == threads && cached.per_thread_words == per_thread_words) return;
+  cached.buffer.reset();
+  cached.team = std::make_unique<ThreadTeam>(topology, cores);
+  cached.buffer = std::make_unique<PageBuffer>(per_thread_words * threads * 8, PagePolicy::base);
+  cached.threads = threads;
+  cached.per_thread_words = per_thread_words;
+  auto* all = static_cast<double*>(cached.buffer->data());
+  // Each thread first touches its own part, so that its pages sit on its NUMA node.
+  cached.team->run([&](unsigned member) {
+    std::fill_n(all + member * per_thread_words, per_thread_words, 1.0);
+  });
+}
+
 // A walk down the columns of a row-major matrix, as a transposition or a column-ordered gather does
 // it: each access a word of the next row, a new page and a new line; the next column reuses those
 // lines only if the caches kept them. What a load costs follows the pages one column spans (the
@@ -845,26 +870,8 @@ void register_column(const MemorySuitePlan& plan, unsigned threads, const Topolo
     auto run = [=, &topology](benchmark::State& state) {
       // The team and matrices of one benchmark serve all its repetitions; they hold 1.0, so every
       // walk's sum is its count of loads.
-      struct Setup {
-        unsigned threads = 0;
-        std::size_t per_thread_words = 0;
-        std::unique_ptr<ThreadTeam> team;
-        std::unique_ptr<PageBuffer> buffer;
-      };
-      static Setup cached;
-      if (cached.threads != threads || cached.per_thread_words != per_thread_words) {
-        cached.buffer.reset();
-        cached.team = std::make_unique<ThreadTeam>(topology, cores);
-        cached.buffer =
-            std::make_unique<PageBuffer>(per_thread_words * threads * 8, PagePolicy::base);
-        cached.threads = threads;
-        cached.per_thread_words = per_thread_words;
-        auto* all = static_cast<double*>(cached.buffer->data());
-        // Each thread first touches its own matrix, so that its pages sit on its NUMA node.
-        cached.team->run([&](unsigned member) {
-          std::fill_n(all + member * per_thread_words, per_thread_words, 1.0);
-        });
-      }
+      static TeamBuffers cached;
+      keep_team_buffers(cached, threads, per_thread_words, topology, cores);
       ThreadTeam& team = *cached.team;
       const auto* all = static_cast<const double*>(cached.buffer->data());
       std::vector<std::size_t> next_column(threads, 0);
@@ -912,6 +919,102 @@ void register_column(const MemorySuitePlan& plan, unsigned threads, const Topolo
                                                  "which lines a walk finds again from one column "
                                                  "to the next depends on the caches' replacement, "
                                                  "which the derived counts do not follow")}},
+                       plan.repetitions, plan.min_time_seconds)
+        ->UseManualTime();
+  }
+}
+
+// A gather of whole lines in an order no prefetcher follows, the loads independent of one another:
+// what an FFT's bit-reversed reorder, an unstructured mesh's or a sparse product's irregular reads
+// pay per line from memory, set by how many misses a core keeps in flight rather than by the
+// latency (the chase) or the streaming rate (the bandwidth kernels). Each thread reads its own
+// buffer of the 'dram' size (a power of two), one word a line, cut into blocks of a span; a block's
+// lines are read in a random order of its own, the blocks one after the other, so the span says
+// how far apart the reads scatter: within a few pages (the TLB holds them) up to the whole buffer.
+// Spans a factor 4 apart, from one base page. Seconds per line of one thread, `threads` gathering
+// at once.
+void register_gather(const MemorySuitePlan& plan, unsigned threads, const Topology& topology,
+                     ParamRegistry& registry) {
+  const std::uint64_t line = std::max<std::uint64_t>(64, plan.line_bytes);
+  const std::uint64_t page = std::max<std::uint64_t>(line, base_page_bytes());
+  std::uint64_t buffer = page;  // per thread: the largest power of two up to the 'dram' size
+  const std::uint64_t wanted = plan.quick ? 16 * page : plan.dram_bytes / threads;
+  while (buffer * 2 <= wanted) buffer *= 2;
+  std::vector<std::uint64_t> spans;
+  for (std::uint64_t span = page; span < buffer; span *= 4) spans.push_back(span);
+  spans.push_back(buffer);
+  const std::vector<unsigned> cores = first_cores(threads);
+  const std::size_t line_words = line / 8;
+  const std::size_t per_thread_words = buffer / 8;
+  for (const std::uint64_t span : spans) {
+    const std::size_t block_lines = span / line;
+    const std::size_t blocks = buffer / span;
+    const std::uint64_t seed = plan.seed + span;
+    const std::string name =
+        fmt::format("memory.gather/threads:{}/ws:{}/span:{}", threads, buffer, span);
+    auto run = [=, &topology](benchmark::State& state) {
+      // The team and buffers serve every span of one thread count; they hold 1.0, so every
+      // gather's sum is its count of lines.
+      static TeamBuffers cached;
+      keep_team_buffers(cached, threads, per_thread_words, topology, cores);
+      // A span's order serves all its repetitions (a shuffle of a whole buffer's lines takes
+      // longer than a pass over them).
+      struct Order {
+        std::uint64_t seed = 0;
+        std::size_t blocks = 0;
+        std::vector<std::uint32_t> lines;
+        std::vector<std::uint32_t> masks;
+      };
+      static Order visit;
+      if (visit.seed != seed || visit.blocks != blocks || visit.lines.size() != block_lines) {
+        std::mt19937_64 random(seed);
+        visit.seed = seed;
+        visit.blocks = blocks;
+        visit.lines.resize(block_lines);
+        std::iota(visit.lines.begin(), visit.lines.end(), 0u);
+        std::shuffle(visit.lines.begin(), visit.lines.end(), random);
+        visit.masks.resize(blocks);
+        for (std::uint32_t& mask : visit.masks)
+          mask = static_cast<std::uint32_t>(random() & (block_lines - 1));
+      }
+      const std::uint32_t* order = visit.lines.data();
+      const std::uint32_t* masks = visit.masks.data();
+      ThreadTeam& team = *cached.team;
+      const auto* all = static_cast<const double*>(cached.buffer->data());
+      std::vector<MemberResult> sums(threads);
+      auto work = [&](unsigned member) {
+        sums[member].value = line_gather_kernel(all + member * per_thread_words, blocks,
+                                                block_lines, line_words, order, masks);
+      };
+      team.run_benchmark_loop(state, work);
+      const double lines = static_cast<double>(blocks * block_lines);
+      for (const MemberResult& sum : sums) {
+        if (sum.value != lines) {
+          state.SkipWithError("the line gather computed a wrong sum");
+          return;
+        }
+      }
+      using benchmark::Counter;
+      state.counters[result_format::counter::seconds_per_load] =
+          Counter(lines, Counter::kIsIterationInvariantRate | Counter::kInvert);
+      record_counts(state, team.counted(), "load", lines * threads, std::nullopt);
+    };
+    register_benchmark(registry, name, run,
+                       {{param::suite, "memory"},
+                        {param::part, result_format::part::gather},
+                        {param::kernel, "line_gather"},
+                        {param::working_set_bytes, buffer},
+                        {"span_bytes", span},
+                        {"lines_per_pass", blocks * block_lines},
+                        {"touches_buffer", span == spans.front()},
+                        {"line_bytes", line},
+                        {param::page_policy, "base"},
+                        {"page_bytes", base_page_bytes()},
+                        {param::threads, threads},
+                        {"cores", cores},
+                        {"counts", count_sources(std::nullopt,
+                                                 "the index table read beside the gathered lines "
+                                                 "(4 B a line, in order) is not in the counts")}},
                        plan.repetitions, plan.min_time_seconds)
         ->UseManualTime();
   }
@@ -1119,6 +1222,7 @@ std::vector<std::string> memory_part_names(const MemorySuitePlan& plan) {
   for (unsigned threads : plan.thread_counts) names.push_back(bandwidth_part(threads));
   names.push_back("stride");
   names.push_back(result_format::part::column);
+  names.push_back(result_format::part::gather);
   return names;
 }
 
@@ -1143,6 +1247,9 @@ std::size_t register_memory_suite(const MemorySuitePlan& plan, const Topology& t
   if (selected("stride")) register_stride(plan, topology, registry);
   if (selected(result_format::part::column)) {
     for (unsigned threads : plan.thread_counts) register_column(plan, threads, topology, registry);
+  }
+  if (selected(result_format::part::gather)) {
+    for (unsigned threads : plan.thread_counts) register_gather(plan, threads, topology, registry);
   }
   return registry.size() - before;
 }

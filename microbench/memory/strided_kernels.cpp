@@ -45,4 +45,27 @@ double column_read_kernel(const double* a, std::size_t rows, std::size_t row_wor
   return total;
 }
 
+double line_gather_kernel(const double* a, std::size_t blocks, std::size_t block_lines,
+                          std::size_t line_words, const std::uint32_t* order,
+                          const std::uint32_t* masks) {
+  // Four accumulators: the loads are independent, so how many misses the core keeps in flight,
+  // not the add latency, sets the time.
+  constexpr std::size_t kLanes = 4;
+  std::array<double, kLanes> sums{};
+  for (std::size_t b = 0; b < blocks; ++b) {
+    const double* block = a + b * block_lines * line_words;
+    const std::uint32_t mask = masks[b];
+    std::size_t i = 0;
+    for (; i + kLanes <= block_lines; i += kLanes) {
+      for (std::size_t j = 0; j < kLanes; ++j)
+        sums[j] += block[static_cast<std::size_t>(order[i + j] ^ mask) * line_words];
+    }
+    for (; i < block_lines; ++i)
+      sums[0] += block[static_cast<std::size_t>(order[i] ^ mask) * line_words];
+  }
+  double total = 0;
+  for (double s : sums) total += s;
+  return total;
+}
+
 }  // namespace sonde::microbench

@@ -30,7 +30,7 @@ profile::Quantity q(double value, const char* unit) { return q(value, unit, valu
 // 200 with two, DRAM 20 GB/s with one and 30 [27 .. 33] with two; an update in place in DRAM 25
 // GB/s with one thread (none measured in the caches); the indexed kernel (a sparse product) 40
 // GB/s in L1d and 10 in DRAM with one thread; latency L2 4 ns, DRAM 100 ns;
-// column walks as stated below.
+// column walks and line gathers as stated below.
 profile::Profile made_up_node() {
   profile::Profile p;
   p.machine.name = "made-up";
@@ -68,6 +68,13 @@ profile::Profile made_up_node() {
   p.column_walk = {{1, 1048576, 16384, q(2e-9, "s")},
                    {1, 16777216, 16384, q(8e-9, "s", 7e-9, 9e-9)},
                    {2, 16777216, 16384, q(12e-9, "s")}};
+  // Line gathers from a 256 MiB buffer: with one thread 3 ns a line [2.8 .. 3.2] in spans of
+  // 4 KiB, 12 ns in spans of 1 MiB (and 16 ns over the whole 256 MiB); with two threads 5 ns in
+  // spans of 4 KiB.
+  p.line_gather = {{1, 268435456, 4096, q(3e-9, "s", 2.8e-9, 3.2e-9)},
+                   {1, 268435456, 1048576, q(12e-9, "s")},
+                   {1, 268435456, 268435456, q(16e-9, "s")},
+                   {2, 134217728, 4096, q(5e-9, "s")}};
   // Ping-pong: t = 1 us [0.9 .. 1.1] + m / 1 GB/s [0.8 .. 1.25].
   profile::PointToPoint p2p;
   profile::HockneySegment segment;
@@ -397,6 +404,65 @@ TEST(CostModel, ColumnAccessesAddTheWalkMeasuredDownAsManyRows) {
             .at(1, Scheme::full_overhead);
       },
       "model.csv:2:5 (column stride [B]): the column stride is 0 B at n = 1");
+}
+
+TEST(CostModel, GatheredLinesAddTheLineGatherMeasuredAtTheirSpan) {
+  // 10^6 lines scattered within 64 KiB: a quarter of the way (log-log) from 4 KiB's 3 ns to
+  // 1 MiB's 12 ns, 3 x 4^(2/4) = 6 ns each, 6 ms.
+  const std::string header = "kind,name,traffic [B],gathered lines,gather span [KiB],dop\n";
+  const Point mid =
+      predictor(header + "component,reorder,,1e6,64,1\n").at(1, Scheme::full_overhead);
+  EXPECT_NEAR(mid.total, 6e-3, 1e-12);
+  EXPECT_EQ(mid.costs[0].bound, "line gather within 64 KiB (lines no prefetcher brings)");
+  // At a measured span its interval carries through: 3 ms [2.8 .. 3.2].
+  const Point page =
+      predictor(header + "component,reorder,,1e6,4,1\n").at(1, Scheme::full_overhead);
+  EXPECT_NEAR(page.costs[0].seconds, 3e-3, 1e-12);
+  EXPECT_NEAR(page.costs[0].range->low, 2.8e-3, 1e-12);
+  EXPECT_NEAR(page.costs[0].range->high, 3.2e-3, 1e-12);
+  // No span given: the widest measured, the whole buffer's 16 ns, 16 ms.
+  const Point wide = predictor("kind,name,gathered lines,dop\ncomponent,reorder,1e6,1\n")
+                         .at(1, Scheme::full_overhead);
+  EXPECT_NEAR(wide.total, 16e-3, 1e-12);
+  EXPECT_EQ(wide.costs[0].bound, "line gather within 256 MiB (lines no prefetcher brings)");
+  // The gather adds to the traffic it does not hold: 2.4 GB of triad traffic in DRAM (1 GB
+  // working set, 20 GB/s: 120 ms) and 10^6 lines in 4 KiB spans, 3 ms: 123 ms, bound by the
+  // traffic. A span below the narrowest measured takes the narrowest, and says so.
+  const Point both = predictor(
+                         "kind,name,traffic [B],working set [B],gathered lines,gather span "
+                         "[B],dop\ncomponent,sweep,2.4e9,1e9,1e6,1024,1\n")
+                         .at(1, Scheme::full_overhead);
+  EXPECT_NEAR(both.total, 123e-3, 1e-12);
+  EXPECT_EQ(both.costs[0].bound, "DRAM bandwidth (triad, 1 sharing)");
+  ASSERT_FALSE(both.notes.empty());
+  EXPECT_NE(both.notes.back().find("its gather span 1 KiB lies beyond the spans measured (4 KiB "
+                                   "to 256 MiB): 4 KiB taken"),
+            std::string::npos)
+      << both.notes.back();
+  // Two processes on the node split the lines (dop n): each gathers 5 x 10^5 at the two-thread
+  // 5 ns in 4 KiB spans, 2.5 ms.
+  const Point two = predictor(header + "component,reorder,,1e6,4,n\n").at(2, Scheme::full_overhead);
+  EXPECT_NEAR(two.costs[0].seconds, 2.5e-3, 1e-12);
+  // A profile without the gather: an error naming the field.
+  profile::Profile without = made_up_node();
+  without.line_gather.clear();
+  expect_error_naming(
+      [&] {
+        Predictor(parse_workload(header + "component,reorder,,1e6,4,1\n", "model.csv"), without,
+                  "made-up.yaml")
+            .at(1, Scheme::full_overhead);
+      },
+      "made-up.yaml: line_gather: absent; component 'reorder'");
+  // A span without gathered lines, and a span of 0.
+  expect_error_naming(
+      [&] {
+        parse_workload("kind,name,traffic [B],gather span [B],dop\ncomponent,x,1e6,4096,1\n",
+                       "model.csv");
+      },
+      "model.csv:2:4 (gather span [B]): a gather span is how far a line gather scatters");
+  expect_error_naming(
+      [&] { predictor(header + "component,reorder,,1e6,0,1\n").at(1, Scheme::full_overhead); },
+      "model.csv:2:5 (gather span [KiB]): the gather span is 0 B at n = 1");
 }
 
 TEST(CostModel, LoadsAndStoresAtL1AddToTheTransfersFromBeyond) {

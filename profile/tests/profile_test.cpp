@@ -61,6 +61,10 @@ Profile full_profile() {
        {std::tuple{1u, 1048576u, 1.5e-9}, {1u, 16777216u, 6e-9}, {2u, 16777216u, 7.5e-9}}) {
     p.column_walk.push_back({threads, bytes, 16384, q(seconds, "s")});
   }
+  for (const auto& [threads, span, seconds] :
+       {std::tuple{1u, 4096u, 4.5e-9}, {1u, 65536u, 4.75e-9}, {2u, 4096u, 5.25e-9}}) {
+    p.line_gather.push_back({threads, 201326592u / threads, span, q(seconds, "s")});
+  }
   for (const auto& [threads, bytes, seconds] :
        {std::tuple{1u, 33554432u, 1.7e-7}, {1u, 67108864u, 2.0e-7}, {2u, 67108864u, 2.3e-7}}) {
     p.random_chase.push_back({threads, bytes, q(seconds, "s")});
@@ -539,6 +543,20 @@ TEST_F(Malformed, ColumnWalk) {
   ASSERT_NE(good.find("value: 1.5e-09"), std::string::npos) << good;
   expect_rejected(replaced(good, "value: 1.5e-09", "value: 0"),
                   "column_walk[0].seconds: expected a time > 0");
+}
+
+TEST_F(Malformed, LineGather) {
+  ASSERT_NE(good.find("line_gather:\n  - threads: 1\n"), std::string::npos) << good;
+  expect_rejected(
+      replaced(good, "line_gather:\n  - threads: 1\n", "line_gather:\n  - threads: 0\n"),
+      "line_gather[0].threads: expected 1 or more");
+  expect_rejected(replaced(good, "    span_bytes: 4096\n", "    span_bytes: 4096\n    stride: 2\n"),
+                  "line_gather[0].stride: unknown key");
+  expect_rejected(replaced(good, "    span_bytes: 4096\n", "    span_bytes: 0\n"),
+                  "line_gather[0].span_bytes: expected 1 or more");
+  ASSERT_NE(good.find("value: 4.5e-09"), std::string::npos) << good;
+  expect_rejected(replaced(good, "value: 4.5e-09", "value: 0"),
+                  "line_gather[0].seconds: expected a time > 0");
 }
 
 TEST_F(Malformed, RandomChase) {

@@ -131,6 +131,23 @@ TEST(StreamKernels, ColumnReadSumsTheChosenColumnsOfEveryRow) {
   EXPECT_DOUBLE_EQ(column_read_kernel(a.data(), 7, 10, 0, 10), 70 * 45 / 10.0 + 100 * 21 * 10);
 }
 
+TEST(StreamKernels, LineGatherReadsTheFirstWordOfEveryLineOnceInItsBlocksOrder) {
+  // 3 blocks of 8 lines of 4 words (one more line than the four accumulators take twice), word
+  // (line, w) = 1000 line + w: only w = 0 is read, each line once, so the sum is 1000 x (0 + 1 +
+  // ... + 23) = 276000 whatever the order and masks (each a permutation of the block's lines).
+  std::vector<double> a(3 * 8 * 4);
+  for (std::size_t line = 0; line < 24; ++line)
+    for (std::size_t w = 0; w < 4; ++w) a[line * 4 + w] = 1000.0 * line + w;
+  const std::vector<std::uint32_t> order = {5, 2, 7, 0, 3, 6, 1, 4};
+  const std::vector<std::uint32_t> masks = {0, 3, 7};
+  EXPECT_DOUBLE_EQ(line_gather_kernel(a.data(), 3, 8, 4, order.data(), masks.data()), 276000.0);
+  // Blocks of 2 lines (fewer than the accumulators: the remainder loop), order {1, 0}, masks 1
+  // and 0: lines 0 and 1, then 3 and 2, 6000.
+  const std::vector<std::uint32_t> pair = {1, 0};
+  const std::vector<std::uint32_t> pair_masks = {1, 0};
+  EXPECT_DOUBLE_EQ(line_gather_kernel(a.data(), 2, 2, 4, pair.data(), pair_masks.data()), 6000.0);
+}
+
 TEST(StreamKernels, StridedWriteTouchesEveryStrideThWordOnly) {
   for (std::size_t stride : {1u, 3u, 32u, 256u}) {
     std::vector<double> a(1000, 0.0);
