@@ -195,6 +195,8 @@ RunRecords read_run_records(std::vector<ResultFile> files) {
           r.threads = get<unsigned>(m, param::threads);
           r.working_set_bytes = get<std::uint64_t>(m, param::working_set_bytes);
           r.span_bytes = get<std::uint64_t>(m, "span_bytes");
+          // The first gathers (2026-11-27) had one shape, the sum, and no parameter naming it.
+          r.shape = m.params.contains("shape") ? get<std::string>(m, "shape") : "sum";
           run.line_gathers.push_back(std::move(r));
           continue;
         }

@@ -53,6 +53,7 @@ struct LineGatherRecord : Measurement {
   unsigned threads = 0;
   std::uint64_t working_set_bytes = 0;  // one thread's buffer
   std::uint64_t span_bytes = 0;         // the block whose lines are read in a random order
+  std::string shape;                    // sum or copy: what the loop does with a loaded word
 };
 
 // contention, part access: Amato et al.'s (1999) pX.sS.<level>.{L,S}{E,C} experiments.

@@ -391,18 +391,18 @@ void add_memory(const RunRecords& run, profile::Profile& p) {
   std::sort(p.column_walk.begin(), p.column_walk.end(), [](const auto& a, const auto& b) {
     return std::tie(a.threads, a.working_set_bytes) < std::tie(b.threads, b.working_set_bytes);
   });
-  // The line gathers, a curve over the span per thread count.
+  // The line gathers, a curve over the span per shape and thread count.
   for (const LineGatherRecord& row : run.line_gathers) {
     p.line_gather.push_back(
-        {row.threads, row.working_set_bytes, row.span_bytes,
+        {row.shape, row.threads, row.working_set_bytes, row.span_bytes,
          measured(row, "s",
-                  fmt::format("a line of a gather in random order within spans of {} B over {} B, "
-                              "{} thread(s) gathering; median of the repetitions; interval: their "
-                              "range",
-                              row.span_bytes, row.working_set_bytes, row.threads))});
+                  fmt::format("a line of a gather ({}) in random order within spans of {} B over "
+                              "{} B, {} thread(s) gathering; median of the repetitions; interval: "
+                              "their range",
+                              row.shape, row.span_bytes, row.working_set_bytes, row.threads))});
   }
   std::sort(p.line_gather.begin(), p.line_gather.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.threads, a.span_bytes) < std::tie(b.threads, b.span_bytes);
+    return std::tie(a.shape, a.threads, a.span_bytes) < std::tie(b.shape, b.threads, b.span_bytes);
   });
   // The random chase on base pages as a curve over the working set, per thread count: a random
   // access costs what the chase cost at its working set, not its level's plateau median.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <set>
@@ -753,14 +754,25 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n,
 
   // Gathered lines: each a line from memory that no prefetcher brought, at the seconds per line of
   // the profile's line gather with the lines scattered as far as the component's span (the widest
-  // measured by default), with as many threads as share the node. The gather's time holds its own
-  // transfers, so it adds, as column accesses do.
+  // measured by default), with as many threads as share the node, in the loop shape the component
+  // names (sum or copy). The gather's time holds its own transfers, so it adds, as column accesses
+  // do.
   Span gather;
   double gather_span = 0;
   if (c.gathered_lines) {
-    const std::vector<profile::LineGatherPoint>& gathers = target_.line_gather;
-    if (gathers.empty()) {
+    std::vector<profile::LineGatherPoint> gathers;
+    std::copy_if(target_.line_gather.begin(), target_.line_gather.end(),
+                 std::back_inserter(gathers),
+                 [&](const profile::LineGatherPoint& g) { return g.shape == c.gather_access; });
+    if (target_.line_gather.empty()) {
       throw input_error(target_path_, "line_gather: absent; " + where + " gives gathered lines");
+    }
+    if (gathers.empty()) {
+      throw input_error(target_path_,
+                        fmt::format("line_gather: no gather of shape '{}' (a profile made before "
+                                    "the copy was measured has the sum alone); {} gives {} "
+                                    "gathered lines",
+                                    c.gather_access, where, c.gather_access));
     }
     const auto wanted = static_cast<std::uint64_t>(sharers);
     const std::uint64_t threads = threads_for(gathers, wanted);
@@ -793,8 +805,8 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n,
   cost.range = {std::max(memory.low, compute.low) + random.low + column.low + gather.low,
                 std::max(memory.high, compute.high) + random.high + column.high + gather.high};
   if (gather.value > overlap.value && gather.value > random.value && gather.value > column.value) {
-    cost.bound = fmt::format("line gather within {} (lines no prefetcher brings)",
-                             format_bytes(gather_span));
+    cost.bound = fmt::format("line gather ({}) within {} (lines no prefetcher brings)",
+                             c.gather_access, format_bytes(gather_span));
   } else if (column.value > overlap.value && column.value > random.value) {
     cost.bound = fmt::format("column walk down {:.0f} rows of {} (loads across rows)", column_rows,
                              format_bytes(column_stride));

@@ -82,7 +82,8 @@ const std::vector<std::string> kPlainColumns = {"kind",
                                                 "access",
                                                 "random accesses",
                                                 "column accesses",
-                                                "gathered lines"};
+                                                "gathered lines",
+                                                "gather access"};
 
 struct Column {
   std::string name;  // "time", or "ops.add" for an operation count
@@ -503,6 +504,19 @@ Workload parse_workload(const std::string& text, const std::string& file,
                             "component gives no gathered lines");
         }
         c.gather_span_bytes = reader.expression("gather span", kind, true);
+      }
+      if (reader.has("gather access")) {
+        if (!c.gathered_lines) {
+          throw input_error(reader.cell("gather access").where(),
+                            "a gather access says what a line gather's loop does with a word; "
+                            "this component gives no gathered lines");
+        }
+        c.gather_access = reader.text("gather access");
+        if (c.gather_access != "sum" && c.gather_access != "copy") {
+          throw input_error(reader.cell("gather access").where(),
+                            "unknown gather access " + shown(c.gather_access) +
+                                "; expected sum or copy (the shapes the line gather measures)");
+        }
       }
       if (reader.has("access")) {
         c.access = reader.text("access");

@@ -104,6 +104,9 @@ struct Component {
   // component's time. Their bytes are not also traffic.
   std::optional<Expression> gathered_lines;
   std::optional<Expression> gather_span_bytes;
+  // What the loop does with a gathered word, naming the gather the profile measured in that shape:
+  // sum (it feeds a reduction; the default) or copy (it is stored in order, as a pack does).
+  std::string gather_access = "sum";
   // Bytes its load and store instructions move between registers and L1 (every access, hits
   // included): the in-core part of the ECM model (Treibig and Hager (2010)), which does not
   // overlap with the transfers from beyond L1.

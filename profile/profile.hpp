@@ -134,6 +134,7 @@ struct ColumnWalkPoint {
 // a scattered read of a whole line costs when no prefetcher can fetch it ahead: the misses a core
 // keeps in flight set it, not the latency of one.
 struct LineGatherPoint {
+  std::string shape = "sum";  // sum: the words feed a reduction; copy: each stored into a buffer
   std::uint64_t threads = 1;
   std::uint64_t working_set_bytes = 0;  // one thread's buffer
   std::uint64_t span_bytes = 0;
@@ -387,7 +388,7 @@ struct Profile {
   Compute compute;
   std::vector<MemoryLevel> memory;
   std::vector<ColumnWalkPoint> column_walk;        // by threads, then working set
-  std::vector<LineGatherPoint> line_gather;        // by threads, then span
+  std::vector<LineGatherPoint> line_gather;        // by shape, threads, then span
   std::vector<RandomChasePoint> random_chase;      // by threads, then working set
   std::vector<DramBandwidthPoint> dram_bandwidth;  // by kernel, threads, then working set
   std::vector<CacheEdgePoint> cache_edges;         // by level, kernel, threads, then working set

@@ -360,9 +360,16 @@ std::vector<LineGatherPoint> read_line_gather(const Reader& r, const YAML::Node&
   std::vector<LineGatherPoint> points;
   for (std::size_t i = 0; i < node.size(); ++i) {
     const std::string path = fmt::format("line_gather[{}]", i);
-    const std::vector<std::string> keys = {"threads", "working_set_bytes", "span_bytes", "seconds"};
-    r.map(node[i], path, keys, keys);
-    points.push_back({positive_count(r, node[i], path, "threads"),
+    r.map(node[i], path, {"shape", "threads", "working_set_bytes", "span_bytes", "seconds"},
+          {"threads", "working_set_bytes", "span_bytes", "seconds"});
+    // A profile made before the copy was measured has the sum alone, and no shape.
+    std::string shape = "sum";
+    if (node[i]["shape"]) {
+      shape = r.text(node[i]["shape"], path + ".shape");
+      if (shape != "sum" && shape != "copy")
+        r.fail(node[i]["shape"], path + ".shape", "'" + shape + "'; expected sum or copy");
+    }
+    points.push_back({shape, positive_count(r, node[i], path, "threads"),
                       positive_count(r, node[i], path, "working_set_bytes"),
                       positive_count(r, node[i], path, "span_bytes"),
                       positive_seconds(r, node[i], path)});
@@ -1013,10 +1020,10 @@ std::string to_yaml(const Profile& p) {
   if (!p.line_gather.empty()) {
     out << YAML::Key << "line_gather" << YAML::Value << YAML::BeginSeq;
     for (const LineGatherPoint& point : p.line_gather) {
-      out << YAML::BeginMap << YAML::Key << "threads" << YAML::Value << point.threads << YAML::Key
-          << "working_set_bytes" << YAML::Value << point.working_set_bytes << YAML::Key
-          << "span_bytes" << YAML::Value << point.span_bytes << YAML::Key << "seconds"
-          << YAML::Value;
+      out << YAML::BeginMap << YAML::Key << "shape" << YAML::Value << point.shape << YAML::Key
+          << "threads" << YAML::Value << point.threads << YAML::Key << "working_set_bytes"
+          << YAML::Value << point.working_set_bytes << YAML::Key << "span_bytes" << YAML::Value
+          << point.span_bytes << YAML::Key << "seconds" << YAML::Value;
       emit_quantity(out, point.seconds);
       out << YAML::EndMap;
     }

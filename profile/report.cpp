@@ -154,7 +154,7 @@ std::string format_profile(const Profile& p) {
     out += "\nLine gather (a line read in random order within its span, from memory; per thread)\n";
     for (const LineGatherPoint& point : p.line_gather) {
       line(out,
-           fmt::format("{} thread(s), span {}", point.threads,
+           fmt::format("{}, {} thread(s), span {}", point.shape, point.threads,
                        format_bytes(static_cast<double>(point.span_bytes))),
            point.seconds);
     }

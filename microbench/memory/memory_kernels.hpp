@@ -81,6 +81,13 @@ double line_gather_kernel(const double* a, std::size_t blocks, std::size_t block
                           std::size_t line_words, const std::uint32_t* order,
                           const std::uint32_t* masks);
 
+// The same gather with each loaded word stored in order into `out`: a block's i-th word at
+// out[i & out_mask], from the start again for every block, as a scratch row or a pack buffer that
+// stays in L1 is refilled.
+void line_gather_copy_kernel(double* out, std::size_t out_mask, const double* a, std::size_t blocks,
+                             std::size_t block_lines, std::size_t line_words,
+                             const std::uint32_t* order, const std::uint32_t* masks);
+
 // ---- Indexed loads: a sparse matrix-vector product (a code pattern of the kernel library) ----
 
 // The shape of the sparse matrix the indexed kernel multiplies: the 5-point Laplacian of a

@@ -68,4 +68,15 @@ double line_gather_kernel(const double* a, std::size_t blocks, std::size_t block
   return total;
 }
 
+void line_gather_copy_kernel(double* out, std::size_t out_mask, const double* a, std::size_t blocks,
+                             std::size_t block_lines, std::size_t line_words,
+                             const std::uint32_t* order, const std::uint32_t* masks) {
+  for (std::size_t b = 0; b < blocks; ++b) {
+    const double* block = a + b * block_lines * line_words;
+    const std::uint32_t mask = masks[b];
+    for (std::size_t i = 0; i < block_lines; ++i)
+      out[i & out_mask] = block[static_cast<std::size_t>(order[i] ^ mask) * line_words];
+  }
+}
+
 }  // namespace sonde::microbench

@@ -68,13 +68,14 @@ profile::Profile made_up_node() {
   p.column_walk = {{1, 1048576, 16384, q(2e-9, "s")},
                    {1, 16777216, 16384, q(8e-9, "s", 7e-9, 9e-9)},
                    {2, 16777216, 16384, q(12e-9, "s")}};
-  // Line gathers from a 256 MiB buffer: with one thread 3 ns a line [2.8 .. 3.2] in spans of
-  // 4 KiB, 12 ns in spans of 1 MiB (and 16 ns over the whole 256 MiB); with two threads 5 ns in
-  // spans of 4 KiB.
-  p.line_gather = {{1, 268435456, 4096, q(3e-9, "s", 2.8e-9, 3.2e-9)},
-                   {1, 268435456, 1048576, q(12e-9, "s")},
-                   {1, 268435456, 268435456, q(16e-9, "s")},
-                   {2, 134217728, 4096, q(5e-9, "s")}};
+  // Line gathers from a 256 MiB buffer, the sum: with one thread 3 ns a line [2.8 .. 3.2] in
+  // spans of 4 KiB, 12 ns in spans of 1 MiB (and 16 ns over the whole 256 MiB); with two threads
+  // 5 ns in spans of 4 KiB. The copy: 7 ns a line in spans of 4 KiB with one thread.
+  p.line_gather = {{"copy", 1, 268435456, 4096, q(7e-9, "s")},
+                   {"sum", 1, 268435456, 4096, q(3e-9, "s", 2.8e-9, 3.2e-9)},
+                   {"sum", 1, 268435456, 1048576, q(12e-9, "s")},
+                   {"sum", 1, 268435456, 268435456, q(16e-9, "s")},
+                   {"sum", 2, 134217728, 4096, q(5e-9, "s")}};
   // Ping-pong: t = 1 us [0.9 .. 1.1] + m / 1 GB/s [0.8 .. 1.25].
   profile::PointToPoint p2p;
   profile::HockneySegment segment;
@@ -413,7 +414,7 @@ TEST(CostModel, GatheredLinesAddTheLineGatherMeasuredAtTheirSpan) {
   const Point mid =
       predictor(header + "component,reorder,,1e6,64,1\n").at(1, Scheme::full_overhead);
   EXPECT_NEAR(mid.total, 6e-3, 1e-12);
-  EXPECT_EQ(mid.costs[0].bound, "line gather within 64 KiB (lines no prefetcher brings)");
+  EXPECT_EQ(mid.costs[0].bound, "line gather (sum) within 64 KiB (lines no prefetcher brings)");
   // At a measured span its interval carries through: 3 ms [2.8 .. 3.2].
   const Point page =
       predictor(header + "component,reorder,,1e6,4,1\n").at(1, Scheme::full_overhead);
@@ -424,7 +425,7 @@ TEST(CostModel, GatheredLinesAddTheLineGatherMeasuredAtTheirSpan) {
   const Point wide = predictor("kind,name,gathered lines,dop\ncomponent,reorder,1e6,1\n")
                          .at(1, Scheme::full_overhead);
   EXPECT_NEAR(wide.total, 16e-3, 1e-12);
-  EXPECT_EQ(wide.costs[0].bound, "line gather within 256 MiB (lines no prefetcher brings)");
+  EXPECT_EQ(wide.costs[0].bound, "line gather (sum) within 256 MiB (lines no prefetcher brings)");
   // The gather adds to the traffic it does not hold: 2.4 GB of triad traffic in DRAM (1 GB
   // working set, 20 GB/s: 120 ms) and 10^6 lines in 4 KiB spans, 3 ms: 123 ms, bound by the
   // traffic. A span below the narrowest measured takes the narrowest, and says so.
@@ -443,7 +444,31 @@ TEST(CostModel, GatheredLinesAddTheLineGatherMeasuredAtTheirSpan) {
   // 5 ns in 4 KiB spans, 2.5 ms.
   const Point two = predictor(header + "component,reorder,,1e6,4,n\n").at(2, Scheme::full_overhead);
   EXPECT_NEAR(two.costs[0].seconds, 2.5e-3, 1e-12);
-  // A profile without the gather: an error naming the field.
+  // A copy (each word stored in order) at the copy's 7 ns: 7 ms; the widest copy measured is
+  // 4 KiB, so that is the default span.
+  const Point copy =
+      predictor("kind,name,gathered lines,gather access,dop\ncomponent,pack,1e6,copy,1\n")
+          .at(1, Scheme::full_overhead);
+  EXPECT_NEAR(copy.total, 7e-3, 1e-12);
+  EXPECT_EQ(copy.costs[0].bound, "line gather (copy) within 4 KiB (lines no prefetcher brings)");
+  // A profile without the copy, and one without any gather: errors naming the field.
+  profile::Profile sums_only = made_up_node();
+  sums_only.line_gather.erase(sums_only.line_gather.begin());
+  expect_error_naming(
+      [&] {
+        Predictor(parse_workload("kind,name,gathered lines,gather access,dop\n"
+                                 "component,pack,1e6,copy,1\n",
+                                 "model.csv"),
+                  sums_only, "made-up.yaml")
+            .at(1, Scheme::full_overhead);
+      },
+      "made-up.yaml: line_gather: no gather of shape 'copy'");
+  expect_error_naming(
+      [&] {
+        parse_workload("kind,name,gathered lines,gather access,dop\ncomponent,pack,1e6,scatter,1\n",
+                       "model.csv");
+      },
+      "model.csv:2:4 (gather access): unknown gather access 'scatter'; expected sum or copy");
   profile::Profile without = made_up_node();
   without.line_gather.clear();
   expect_error_naming(

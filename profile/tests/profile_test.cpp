@@ -63,7 +63,7 @@ Profile full_profile() {
   }
   for (const auto& [threads, span, seconds] :
        {std::tuple{1u, 4096u, 4.5e-9}, {1u, 65536u, 4.75e-9}, {2u, 4096u, 5.25e-9}}) {
-    p.line_gather.push_back({threads, 201326592u / threads, span, q(seconds, "s")});
+    p.line_gather.push_back({"sum", threads, 201326592u / threads, span, q(seconds, "s")});
   }
   for (const auto& [threads, bytes, seconds] :
        {std::tuple{1u, 33554432u, 1.7e-7}, {1u, 67108864u, 2.0e-7}, {2u, 67108864u, 2.3e-7}}) {
@@ -546,12 +546,18 @@ TEST_F(Malformed, ColumnWalk) {
 }
 
 TEST_F(Malformed, LineGather) {
-  ASSERT_NE(good.find("line_gather:\n  - threads: 1\n"), std::string::npos) << good;
+  ASSERT_NE(good.find("line_gather:\n  - shape: sum\n    threads: 1\n"), std::string::npos) << good;
   expect_rejected(
-      replaced(good, "line_gather:\n  - threads: 1\n", "line_gather:\n  - threads: 0\n"),
+      replaced(good, "  - shape: sum\n    threads: 1\n", "  - shape: sum\n    threads: 0\n"),
       "line_gather[0].threads: expected 1 or more");
+  // A profile made before the copy was measured has no shape: its points are the sum.
+  const Profile old = parse_profile(
+      replaced(good, "  - shape: sum\n    threads: 1\n", "  - threads: 1\n"), "old.yaml");
+  EXPECT_EQ(old.line_gather.front().shape, "sum");
   expect_rejected(replaced(good, "    span_bytes: 4096\n", "    span_bytes: 4096\n    stride: 2\n"),
                   "line_gather[0].stride: unknown key");
+  expect_rejected(replaced(good, "  - shape: sum\n", "  - shape: scatter\n"),
+                  "line_gather[0].shape: 'scatter'; expected sum or copy");
   expect_rejected(replaced(good, "    span_bytes: 4096\n", "    span_bytes: 0\n"),
                   "line_gather[0].span_bytes: expected 1 or more");
   ASSERT_NE(good.find("value: 4.5e-09"), std::string::npos) << good;

@@ -148,6 +148,25 @@ TEST(StreamKernels, LineGatherReadsTheFirstWordOfEveryLineOnceInItsBlocksOrder) 
   EXPECT_DOUBLE_EQ(line_gather_kernel(a.data(), 2, 2, 4, pair.data(), pair_masks.data()), 6000.0);
 }
 
+TEST(StreamKernels, LineGatherCopyStoresEachLinesFirstWordInOrderIntoItsBuffer) {
+  // Blocks of 4 lines of 2 words, word (line, w) = 10 line + w, order {2, 0, 3, 1}, masks 0 and 1.
+  // Each block's words go to the buffer from its start, as a scratch row is refilled for each
+  // row: block 0 stores lines 2, 0, 3, 1; block 1 then lines 4 + (3, 1, 2, 0) over them.
+  std::vector<double> a(16);
+  for (std::size_t line = 0; line < 8; ++line)
+    for (std::size_t w = 0; w < 2; ++w) a[line * 2 + w] = 10.0 * line + w;
+  const std::vector<std::uint32_t> order = {2, 0, 3, 1};
+  const std::vector<std::uint32_t> masks = {0, 1};
+  std::vector<double> out(8, -1.0);
+  line_gather_copy_kernel(out.data(), 7, a.data(), 1, 4, 2, order.data(), masks.data());
+  EXPECT_EQ(out, (std::vector<double>{20, 0, 30, 10, -1, -1, -1, -1}));
+  line_gather_copy_kernel(out.data(), 7, a.data(), 2, 4, 2, order.data(), masks.data());
+  EXPECT_EQ(out, (std::vector<double>{70, 50, 60, 40, -1, -1, -1, -1}));
+  // A buffer of 2 words (mask 1) wraps within a block: lines 6 then 4 are left.
+  line_gather_copy_kernel(out.data(), 1, a.data(), 2, 4, 2, order.data(), masks.data());
+  EXPECT_EQ(out, (std::vector<double>{60, 40, 60, 40, -1, -1, -1, -1}));
+}
+
 TEST(StreamKernels, StridedWriteTouchesEveryStrideThWordOnly) {
   for (std::size_t stride : {1u, 3u, 32u, 256u}) {
     std::vector<double> a(1000, 0.0);
