@@ -572,6 +572,57 @@ TEST(CheckProbe, TheProfileInTheStateTheProbesSaw) {
   EXPECT_FALSE(profile_in_state_now(profile::Profile{}, fast).scaled);
 }
 
+// One core's chase of `bytes` taking `seconds` a load (and the triad and add chain as profiled).
+MachineSample chased(std::uint64_t bytes, double seconds, const char* at) {
+  MachineSample s = when(sample(30e9, 0.5e-9), at);
+  s.chase_bytes = bytes;
+  s.dram_chase_seconds = seconds;
+  return s;
+}
+
+TEST(CheckProbe, MemoryLatenciesFollowTheChaseTheProbesSaw) {
+  profile::Profile p = probed_profile();  // L3 claimed 512 MiB, found at 32 MiB
+  p.random_chase = {{1, 64u << 20, quantity(100e-9, "s")},
+                    {1, 1024u << 20, quantity(200e-9, "s")},
+                    {2, 1024u << 20, quantity(250e-9, "s")}};
+  p.column_walk = {{1, 16u << 20, 16384, quantity(4e-9, "s")},
+                   {1, 1024u << 20, 16384, quantity(10e-9, "s")}};
+  p.line_gather = {{"copy", 1, 128u << 20, 4096, quantity(6e-9, "s")}};
+  profile::Quantity latency = quantity(180e-9, "s");
+  latency.interval = profile::Interval{170e-9, 190e-9, 1};
+  p.memory.back().latency = latency;
+  // The chase over 1 GiB at 250 ns before and 250 after, the profile's 200: x 1.25 for what lies
+  // at or beyond the larger of the L3's claim and its step (512 MiB), and for every gather.
+  const StateNow slow = profile_in_state_now(
+      p, {chased(1024u << 20, 250e-9, "before"), chased(1024u << 20, 250e-9, "after")});
+  ASSERT_TRUE(slow.scaled);
+  EXPECT_DOUBLE_EQ(slow.profile.random_chase[0].seconds.value, 100e-9);  // 64 MiB: in the L3
+  EXPECT_DOUBLE_EQ(slow.profile.random_chase[1].seconds.value, 250e-9);
+  EXPECT_DOUBLE_EQ(slow.profile.random_chase[2].seconds.value, 312.5e-9);  // two threads too
+  EXPECT_DOUBLE_EQ(slow.profile.column_walk[0].seconds.value, 4e-9);
+  EXPECT_DOUBLE_EQ(slow.profile.column_walk[1].seconds.value, 12.5e-9);
+  EXPECT_DOUBLE_EQ(slow.profile.line_gather[0].seconds.value, 7.5e-9);
+  EXPECT_DOUBLE_EQ(slow.profile.memory.back().latency->value, 225e-9);
+  EXPECT_DOUBLE_EQ(slow.profile.memory.back().latency->interval->high, 237.5e-9);
+  EXPECT_EQ(slow.profile.memory.back().bandwidth, p.memory.back().bandwidth);  // triad as profiled
+  ASSERT_EQ(slow.notes.size(), 2u);
+  EXPECT_EQ(slow.notes[1],
+            "state now: memory latencies x 1.25 (random chase over 1 GiB 250 ns around the runs, "
+            "the profile's 200 ns): the random chase and the column walk from 512 MiB on, the line "
+            "gathers, the memory's latency");
+  // The chase moved during the runs (150 then 250 ns): latencies as profiled.
+  const StateNow moved = profile_in_state_now(
+      p, {chased(1024u << 20, 150e-9, "before"), chased(1024u << 20, 250e-9, "after")});
+  EXPECT_EQ(moved.profile.random_chase, p.random_chase);
+  EXPECT_EQ(moved.profile.line_gather, p.line_gather);
+  EXPECT_EQ(moved.notes.back(),
+            "state now: random chase over 1 GiB moved from 150 ns before the runs to 250 ns after: "
+            "memory latencies as profiled");
+  // A chase of a size the profile has no point for: as profiled.
+  const StateNow other = profile_in_state_now(p, {chased(256u << 20, 250e-9, "before")});
+  EXPECT_EQ(other.profile.random_chase, p.random_chase);
+}
+
 // The DRAM sweep (check/tests/dram_sweep.csv: 24 GB of triad traffic over 1 GB) on a profile of
 // this guest: T_n = 24e9 / triad/n.
 CheckOptions dram_sweep(const fs::path& folder) {
