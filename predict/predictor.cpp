@@ -797,6 +797,16 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n,
     if (!beyond.empty()) cost.notes.push_back(c.name + ": " + beyond);
     const double lines = value_at(*c.gathered_lines, "the gathered lines") * share;
     gather = {lines * line.value, lines * line.low, lines * line.high};
+    // The gather was measured from memory: lines that a cache keeps are not what it priced.
+    if (thread_set && !target_.memory.empty()) {
+      const profile::MemoryLevel& in = level_for(target_, thread_set, sharers);
+      if (&in != &target_.memory.back()) {
+        cost.notes.push_back(fmt::format(
+            "{}: its gathered lines are priced from memory, but its working set ({}) lies in {}: "
+            "lines a cache keeps are traffic there",
+            c.name, format_bytes(*working_set), in.name));
+      }
+    }
   }
 
   const bool memory_bound_wins = memory.value > compute.value;

@@ -440,6 +440,17 @@ TEST(CostModel, GatheredLinesAddTheLineGatherMeasuredAtTheirSpan) {
                                    "to 256 MiB): 4 KiB taken"),
             std::string::npos)
       << both.notes.back();
+  // A working set in a cache (1 MiB: L2) does not change the price, but the prediction says that
+  // the gather was measured from memory.
+  const Point cached = predictor(
+                           "kind,name,working set [B],traffic [B],gathered lines,gather span "
+                           "[B],dop\ncomponent,reorder,1048576,1e6,1e6,4096,1\n")
+                           .at(1, Scheme::full_overhead);
+  EXPECT_NEAR(cached.costs[0].seconds - 1e6 / 100e9, 3e-3, 1e-12);
+  ASSERT_FALSE(cached.notes.empty());
+  EXPECT_EQ(cached.notes.back(),
+            "reorder: its gathered lines are priced from memory, but its working set (1 MiB) lies "
+            "in L2: lines a cache keeps are traffic there");
   // Two processes on the node split the lines (dop n): each gathers 5 x 10^5 at the two-thread
   // 5 ns in 4 KiB spans, 2.5 ms.
   const Point two = predictor(header + "component,reorder,,1e6,4,n\n").at(2, Scheme::full_overhead);
