@@ -160,32 +160,53 @@ std::vector<std::string> drift_notes(const profile::Profile& target,
 
 namespace {
 
-// Each thread count's mean triad before the runs, after them, and over both (a sample with no
-// "when": before).
-struct TriadMeans {
+// One figure's mean before the runs, after them, and over both (a sample with no "when": before).
+struct StateMeans {
   std::optional<double> before, after;
   double all = 0;
+  // Before and after more than one state's width apart: the runs timed neither state.
+  bool moved() const {
+    return before && after && std::max(*before, *after) > kSameState * std::min(*before, *after);
+  }
 };
-std::map<unsigned, TriadMeans> triad_means(const std::vector<MachineSample>& samples) {
-  std::map<unsigned, std::pair<std::vector<double>, std::vector<double>>> rates;  // before, after
+// Those means of `figure` (a sample's value; not above 0 or not finite: not measured) by each
+// sample's thread count.
+template <class Figure>
+std::map<unsigned, StateMeans> means_by_threads(const std::vector<MachineSample>& samples,
+                                                Figure figure) {
+  std::map<unsigned, std::pair<std::vector<double>, std::vector<double>>> values;  // before, after
   for (const MachineSample& s : samples) {
-    const double rate = s.dram_triad_bytes_per_second;
-    if (!(rate > 0) || !std::isfinite(rate)) continue;
-    auto& [before, after] = rates[s.threads];
-    (s.when == "after" ? after : before).push_back(rate);
+    const double value = figure(s);
+    if (!(value > 0) || !std::isfinite(value)) continue;
+    auto& [before, after] = values[s.threads];
+    (s.when == "after" ? after : before).push_back(value);
   }
   const auto sum = [](const std::vector<double>& v) {
     return std::accumulate(v.begin(), v.end(), 0.0);
   };
-  std::map<unsigned, TriadMeans> means;
-  for (const auto& [threads, sides] : rates) {
+  std::map<unsigned, StateMeans> means;
+  for (const auto& [threads, sides] : values) {
     const auto& [before, after] = sides;
-    TriadMeans& m = means[threads];
+    StateMeans& m = means[threads];
     if (!before.empty()) m.before = sum(before) / static_cast<double>(before.size());
     if (!after.empty()) m.after = sum(after) / static_cast<double>(after.size());
     m.all = (sum(before) + sum(after)) / static_cast<double>(before.size() + after.size());
   }
   return means;
+}
+
+std::map<unsigned, StateMeans> triad_means(const std::vector<MachineSample>& samples) {
+  return means_by_threads(samples,
+                          [](const MachineSample& s) { return s.dram_triad_bytes_per_second; });
+}
+
+// A measured or fitted value and its interval, times `factor`.
+void scale(profile::Quantity& q, double factor) {
+  q.value *= factor;
+  if (q.interval) {
+    q.interval->low *= factor;
+    q.interval->high *= factor;
+  }
 }
 
 std::string threads_text(unsigned threads) {
@@ -194,11 +215,8 @@ std::string threads_text(unsigned threads) {
 
 // "DRAM triad (2 threads) moved from 48.3 GB/s before the runs to 84.2 GB/s after"; "" where it
 // stayed.
-std::string moved_text(unsigned threads, const TriadMeans& m) {
-  if (!m.before || !m.after ||
-      std::max(*m.before, *m.after) <= kSameState * std::min(*m.before, *m.after)) {
-    return "";
-  }
+std::string moved_text(unsigned threads, const StateMeans& m) {
+  if (!m.moved()) return "";
   return fmt::format("DRAM triad ({}) moved from {} before the runs to {} after",
                      threads_text(threads), rate_text(*m.before), rate_text(*m.after));
 }
@@ -225,52 +243,43 @@ namespace {
 // moved by more than one state's width between before and after.
 void scale_latencies_to_state_now(const profile::Profile& target,
                                   const std::vector<MachineSample>& samples, StateNow& now) {
-  std::vector<double> before, after;
+  // One core's chase: the probe chases one size, and only one thread at a time.
   std::uint64_t bytes = 0;
   for (const MachineSample& s : samples) {
-    if (s.threads != 1 || s.chase_bytes == 0 || !(s.dram_chase_seconds > 0)) continue;
-    bytes = s.chase_bytes;
-    (s.when == "after" ? after : before).push_back(s.dram_chase_seconds);
+    if (s.threads == 1 && s.chase_bytes > 0) bytes = s.chase_bytes;
   }
   const profile::Quantity* profiled = profile_dram_chase(target, bytes);
   if (bytes == 0 || profiled == nullptr || !(profiled->value > 0) || target.memory.size() < 2) {
     return;
   }
-  const auto mean = [](const std::vector<double>& v) {
-    return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-  };
+  const auto chased = means_by_threads(samples, [](const MachineSample& s) {
+    return s.chase_bytes > 0 ? s.dram_chase_seconds : 0.0;
+  });
+  const auto one = chased.find(1);
+  if (one == chased.end()) return;
+  const StateMeans& chase = one->second;
   const std::string what =
       fmt::format("random chase over {}", format_bytes(static_cast<double>(bytes)));
-  if (!before.empty() && !after.empty() &&
-      std::max(mean(before), mean(after)) > kSameState * std::min(mean(before), mean(after))) {
+  if (chase.moved()) {
     now.notes.push_back(
         fmt::format("state now: {} moved from {} before the runs to {} after: "
                     "memory latencies as profiled",
-                    what, time_text(mean(before)), time_text(mean(after))));
+                    what, time_text(*chase.before), time_text(*chase.after)));
     return;
   }
-  std::vector<double> all = before;
-  all.insert(all.end(), after.begin(), after.end());
-  const double chase_now = mean(all);
+  const double chase_now = chase.all;
   const double ratio = chase_now / profiled->value;  // > 1: slower now
   const profile::MemoryLevel& last_cache = target.memory[target.memory.size() - 2];
   double edge = static_cast<double>(last_cache.capacity_bytes.value_or(0));
   if (last_cache.detected_capacity) edge = std::max(edge, last_cache.detected_capacity->value);
-  const auto scale = [ratio](profile::Quantity& q) {
-    q.value *= ratio;
-    if (q.interval) {
-      q.interval->low *= ratio;
-      q.interval->high *= ratio;
-    }
-  };
   for (profile::RandomChasePoint& point : now.profile.random_chase) {
-    if (static_cast<double>(point.working_set_bytes) >= edge) scale(point.seconds);
+    if (static_cast<double>(point.working_set_bytes) >= edge) scale(point.seconds, ratio);
   }
   for (profile::ColumnWalkPoint& point : now.profile.column_walk) {
-    if (static_cast<double>(point.working_set_bytes) >= edge) scale(point.seconds);
+    if (static_cast<double>(point.working_set_bytes) >= edge) scale(point.seconds, ratio);
   }
-  for (profile::LineGatherPoint& point : now.profile.line_gather) scale(point.seconds);
-  if (now.profile.memory.back().latency) scale(*now.profile.memory.back().latency);
+  for (profile::LineGatherPoint& point : now.profile.line_gather) scale(point.seconds, ratio);
+  if (now.profile.memory.back().latency) scale(*now.profile.memory.back().latency, ratio);
   now.scaled = true;
   now.notes.push_back(fmt::format(
       "state now: memory latencies x {:.2f} ({} {} around the runs, the profile's {}): the random "
@@ -288,7 +297,7 @@ StateNow profile_in_state_now(const profile::Profile& target,
   // Named before the lambdas below capture them (Clang 15 refuses to capture a structured binding).
   for (const auto& by_threads : triad_means(samples)) {
     const unsigned threads = by_threads.first;
-    const TriadMeans& means = by_threads.second;
+    const StateMeans& means = by_threads.second;
     const std::string what = threads_text(threads);
     const profile::Quantity* profiled = profile_dram_triad(target, threads);
     if (profiled == nullptr || !(profiled->value > 0)) continue;  // nothing to set it against
@@ -305,13 +314,6 @@ StateNow profile_in_state_now(const profile::Profile& target,
       return profile::move_between_states(kernel, static_cast<int>(threads), value, ratio,
                                           one == dram.bandwidth.end() ? nullptr : &one->second,
                                           profiled);
-    };
-    const auto scale = [](profile::Quantity& q, double factor) {
-      q.value *= factor;
-      if (q.interval) {
-        q.interval->low *= factor;
-        q.interval->high *= factor;
-      }
     };
     std::vector<std::string> bounded;
     for (auto& [key, quantity] : dram.bandwidth) {

@@ -8,6 +8,8 @@
 // benchmark's parameters as data, so that nobody parses names).
 #pragma once
 
+#include <string_view>
+
 namespace sonde::result_format {
 
 // context.sonde.suite and params.suite: which program wrote the file.
@@ -67,6 +69,14 @@ inline constexpr const char* latency_loaded = "latency-random-loaded";
 namespace kernel {
 inline constexpr const char* pointer_chase = "pointer_chase";
 }  // namespace kernel
+
+// The loop shapes of the line gather (params "shape"; a profile's line_gather shape; a
+// spreadsheet's gather access): the loaded words added, or each stored in order into a buffer.
+namespace gather_shape {
+inline constexpr const char* sum = "sum";
+inline constexpr const char* copy = "copy";
+inline bool known(std::string_view name) { return name == sum || name == copy; }
+}  // namespace gather_shape
 
 // Counters (Google Benchmark user counters): the time or rate of one unit of a benchmark.
 namespace counter {

@@ -196,7 +196,13 @@ RunRecords read_run_records(std::vector<ResultFile> files) {
           r.working_set_bytes = get<std::uint64_t>(m, param::working_set_bytes);
           r.span_bytes = get<std::uint64_t>(m, "span_bytes");
           // The first gathers (2026-11-27) had one shape, the sum, and no parameter naming it.
-          r.shape = m.params.contains("shape") ? get<std::string>(m, "shape") : "sum";
+          r.shape = m.params.contains("shape") ? get<std::string>(m, "shape")
+                                               : result_format::gather_shape::sum;
+          if (!result_format::gather_shape::known(r.shape)) {
+            throw input_error(m.file, fmt::format("benchmark '{}': params.shape is '{}'; expected "
+                                                  "sum or copy",
+                                                  m.name, r.shape));
+          }
           run.line_gathers.push_back(std::move(r));
           continue;
         }

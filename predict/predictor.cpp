@@ -760,13 +760,13 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n,
   Span gather;
   double gather_span = 0;
   if (c.gathered_lines) {
+    if (target_.line_gather.empty()) {
+      throw input_error(target_path_, "line_gather: absent; " + where + " gives gathered lines");
+    }
     std::vector<profile::LineGatherPoint> gathers;
     std::copy_if(target_.line_gather.begin(), target_.line_gather.end(),
                  std::back_inserter(gathers),
                  [&](const profile::LineGatherPoint& g) { return g.shape == c.gather_access; });
-    if (target_.line_gather.empty()) {
-      throw input_error(target_path_, "line_gather: absent; " + where + " gives gathered lines");
-    }
     if (gathers.empty()) {
       throw input_error(target_path_,
                         fmt::format("line_gather: no gather of shape '{}' (a profile made before "
@@ -799,7 +799,8 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n,
     gather = {lines * line.value, lines * line.low, lines * line.high};
     // The gather was measured from memory: lines that a cache keeps are not what it priced.
     if (thread_set && !target_.memory.empty()) {
-      const profile::MemoryLevel& in = level_for(target_, thread_set, sharers);
+      const profile::MemoryLevel& in =
+          level != nullptr ? *level : level_for(target_, thread_set, sharers);
       if (&in != &target_.memory.back()) {
         cost.notes.push_back(fmt::format(
             "{}: its gathered lines are priced from memory, but its working set ({}) lies in {}: "

@@ -512,7 +512,7 @@ Workload parse_workload(const std::string& text, const std::string& file,
                             "this component gives no gathered lines");
         }
         c.gather_access = reader.text("gather access");
-        if (c.gather_access != "sum" && c.gather_access != "copy") {
+        if (!result_format::gather_shape::known(c.gather_access)) {
           throw input_error(reader.cell("gather access").where(),
                             "unknown gather access " + shown(c.gather_access) +
                                 "; expected sum or copy (the shapes the line gather measures)");

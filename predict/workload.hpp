@@ -21,6 +21,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/result_format.hpp"
+
 namespace sonde::predict {
 
 // Where a cell came from, for error messages: "apt.csv:4:7 (dop)".
@@ -106,7 +108,7 @@ struct Component {
   std::optional<Expression> gather_span_bytes;
   // What the loop does with a gathered word, naming the gather the profile measured in that shape:
   // sum (it feeds a reduction; the default) or copy (it is stored in order, as a pack does).
-  std::string gather_access = "sum";
+  std::string gather_access = result_format::gather_shape::sum;
   // Bytes its load and store instructions move between registers and L1 (every access, hits
   // included): the in-core part of the ECM model (Treibig and Hager (2010)), which does not
   // overlap with the transfers from beyond L1.

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/result_format.hpp"
+
 namespace sonde::profile {
 
 inline constexpr int kSchemaVersion = 1;
@@ -134,7 +136,7 @@ struct ColumnWalkPoint {
 // a scattered read of a whole line costs when no prefetcher can fetch it ahead: the misses a core
 // keeps in flight set it, not the latency of one.
 struct LineGatherPoint {
-  std::string shape = "sum";  // sum: the words feed a reduction; copy: each stored into a buffer
+  std::string shape = result_format::gather_shape::sum;  // or copy (core/result_format.hpp)
   std::uint64_t threads = 1;
   std::uint64_t working_set_bytes = 0;  // one thread's buffer
   std::uint64_t span_bytes = 0;

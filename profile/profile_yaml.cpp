@@ -363,10 +363,10 @@ std::vector<LineGatherPoint> read_line_gather(const Reader& r, const YAML::Node&
     r.map(node[i], path, {"shape", "threads", "working_set_bytes", "span_bytes", "seconds"},
           {"threads", "working_set_bytes", "span_bytes", "seconds"});
     // A profile made before the copy was measured has the sum alone, and no shape.
-    std::string shape = "sum";
+    std::string shape = result_format::gather_shape::sum;
     if (node[i]["shape"]) {
       shape = r.text(node[i]["shape"], path + ".shape");
-      if (shape != "sum" && shape != "copy")
+      if (!result_format::gather_shape::known(shape))
         r.fail(node[i]["shape"], path + ".shape", "'" + shape + "'; expected sum or copy");
     }
     points.push_back({shape, positive_count(r, node[i], path, "threads"),

@@ -94,6 +94,38 @@ TEST(RunRecords, AKeyOfTheWrongTypeIsAnError) {
       Error);
 }
 
+TEST(RunRecords, ALineGatherKeepsItsShapeAndAnUnknownShapeIsAnError) {
+  nlohmann::json params = {{param::suite, "memory"},
+                           {param::part, result_format::part::gather},
+                           {param::kernel, "line_gather"},
+                           {"shape", "copy"},
+                           {param::threads, 1},
+                           {param::working_set_bytes, 134217728},
+                           {"span_bytes", 16384}};
+  const auto read = [&](const nlohmann::json& p) {
+    return read_run_records(
+        {one_benchmark("memory", "memory.gather.copy/threads:1", p, "seconds_per_load", 6e-9)});
+  };
+  const RunRecords copy = read(params);
+  ASSERT_EQ(copy.line_gathers.size(), 1u);
+  EXPECT_EQ(copy.line_gathers[0].shape, "copy");
+  EXPECT_EQ(copy.line_gathers[0].span_bytes, 16384u);
+  EXPECT_DOUBLE_EQ(copy.line_gathers[0].median, 6e-9);
+  // The first gathers wrote no shape: they were the sum.
+  params.erase("shape");
+  EXPECT_EQ(read(params).line_gathers[0].shape, "sum");
+  params["shape"] = "scatter";
+  try {
+    read(params);
+    FAIL() << "an unknown shape was read";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("memory-part.json"), std::string::npos) << message;
+    EXPECT_NE(message.find("params.shape is 'scatter'; expected sum or copy"), std::string::npos)
+        << message;
+  }
+}
+
 TEST(RunRecords, AnUnknownSuiteIsAnError) {
   EXPECT_THROW(read_run_records(
                    {one_benchmark("cache", "c/x", access_params(), "seconds_per_access", 1e-9)}),

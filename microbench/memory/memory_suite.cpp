@@ -925,6 +925,8 @@ void register_column(const MemorySuitePlan& plan, unsigned threads, const Topolo
   }
 }
 
+constexpr std::size_t kGatherCopyWords = 512;  // the copy's buffer, 4 KiB: it stays in L1
+
 // A gather of whole lines in an order no prefetcher follows, the loads independent of one another:
 // what an FFT's bit-reversed reorder, an unstructured mesh's or a sparse product's irregular reads
 // pay per line from memory, set by how many misses a core keeps in flight rather than by the
@@ -937,8 +939,6 @@ void register_column(const MemorySuitePlan& plan, unsigned threads, const Topolo
 // leanest loop), `copy` stores each in order into a small buffer (a pack or a scratch row; about
 // 1.8 times the sum's time a line on a Zen 5 guest). Seconds per line of one thread, `threads`
 // gathering at once.
-constexpr std::size_t kGatherCopyWords = 512;  // the copy's buffer, 4 KiB: it stays in L1
-
 void register_gather(const MemorySuitePlan& plan, unsigned threads, const Topology& topology,
                      ParamRegistry& registry) {
   const std::uint64_t line = std::max<std::uint64_t>(64, plan.line_bytes);
@@ -952,8 +952,8 @@ void register_gather(const MemorySuitePlan& plan, unsigned threads, const Topolo
   const std::vector<unsigned> cores = first_cores(threads);
   const std::size_t line_words = line / 8;
   const std::size_t per_thread_words = buffer / 8;
-  for (const char* shape : {"sum", "copy"}) {
-    const bool copy = std::string_view(shape) == "copy";
+  for (const char* shape : {result_format::gather_shape::sum, result_format::gather_shape::copy}) {
+    const bool copy = shape == std::string_view(result_format::gather_shape::copy);
     for (const std::uint64_t span : spans) {
       const std::size_t block_lines = span / line;
       const std::size_t blocks = buffer / span;
