@@ -41,9 +41,14 @@ double read_kernel(const double* a, std::size_t n) {
   for (; i + kLanes <= n; i += kLanes) {
     for (std::size_t j = 0; j < kLanes; ++j) sums[j] += a[i + j];
   }
-  double total = 0;
+  // The lanes are added pairwise, six dependent adds deep. Added one after another they were a
+  // chain of 64 dependent adds a call: on a 16-core Xeon node (4-cycle adds) a pass over 4 KiB took
+  // 87 ns (47 GB/s, copy 360), and over 32 KiB read ran at 144 GB/s against copy's 376.
+  for (std::size_t width = kLanes / 2; width > 0; width /= 2) {
+    for (std::size_t j = 0; j < width; ++j) sums[j] += sums[j + width];
+  }
+  double total = sums[0];
   for (; i < n; ++i) total += a[i];
-  for (double s : sums) total += s;
   return total;
 }
 
@@ -98,11 +103,17 @@ double misaligned_read_kernel(const double* a, std::size_t n) {
     for (std::size_t j = 0; j < kAccumulators; ++j)
       sums[j] += *reinterpret_cast<const LooseVector*>(a + i + j * kLanes);
   }
-  double total = 0;
-  for (; i < n; ++i) total += a[i];
-  for (const Vector& sum : sums) {
-    for (std::size_t lane = 0; lane < kLanes; ++lane) total += sum[lane];
+  // Pairwise, as read_kernel's lanes: the vectors, then one vector's lanes.
+  for (std::size_t width = kAccumulators / 2; width > 0; width /= 2) {
+    for (std::size_t j = 0; j < width; ++j) sums[j] += sums[j + width];
   }
+  double lanes[kLanes];
+  for (std::size_t lane = 0; lane < kLanes; ++lane) lanes[lane] = sums[0][lane];
+  for (std::size_t width = kLanes / 2; width > 0; width /= 2) {
+    for (std::size_t lane = 0; lane < width; ++lane) lanes[lane] += lanes[lane + width];
+  }
+  double total = lanes[0];
+  for (; i < n; ++i) total += a[i];
   return total;
 }
 
