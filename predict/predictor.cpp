@@ -867,7 +867,8 @@ Predictor::Cost Predictor::operation_cost(std::size_t index, double n) const {
   // messages are costed as intra-node ones, and the prediction says so.
   const double per_node = processes_per_node(n);
   const double nodes = std::ceil(n / per_node);
-  if (nodes > 1 && target_.machine.nodes && *target_.machine.nodes < 2) {
+  const bool one_node_measured = target_.machine.nodes && *target_.machine.nodes < 2;
+  if (nodes > 1 && one_node_measured) {
     cost.notes.push_back(fmt::format(
         "{}: {:.0f} processes on {:.0f} nodes, but {} measured one node: messages between nodes "
         "are costed as within one",
@@ -875,6 +876,37 @@ Predictor::Cost Predictor::operation_cost(std::size_t index, double n) const {
   }
   if (o.operation == "point_to_point") {
     const profile::PointToPoint& p2p = profile::require_point_to_point(target_, network_path_);
+    // The Hockney fit is the ping-pong of rank 0 with the characterization's last rank: on
+    // another node where it spanned several (ranks fill nodes in blocks), on the same node
+    // otherwise. Where this prediction's messages lie on the other side of that line, the pair
+    // map's pairs placed as they are price them (Xu and Hwang (1995) measure each placement
+    // apart), one-way latency plus m over their bandwidth: between nodes, where any process
+    // sends across (the slowest does), else within one at the farthest placement the map has.
+    const bool fit_across = target_.machine.nodes && *target_.machine.nodes >= 2;
+    const bool across = nodes > 1;
+    if (across != fit_across) {
+      const std::vector<std::string> placements =
+          across ? std::vector<std::string>{"other-node"}
+                 : std::vector<std::string>{"same-node", "same-socket", "same-numa", "same-core"};
+      for (const std::string& placement : placements) {
+        const auto pair =
+            std::find_if(p2p.pair_classes.begin(), p2p.pair_classes.end(),
+                         [&](const profile::PairClass& c) { return c.placement == placement; });
+        if (pair == p2p.pair_classes.end()) continue;
+        const Span latency = span(pair->latency), rate = span(pair->bandwidth);
+        cost.seconds = count * (latency.value + bytes / rate.value);
+        cost.range = {count * (latency.low + bytes / rate.high),
+                      count * (latency.high + bytes / rate.low)};
+        cost.bound = fmt::format("pair map, {} pairs", placement);
+        return cost;
+      }
+      if (!across) {
+        cost.notes.push_back(fmt::format(
+            "{}: {:.0f} processes on one node, but {}'s ping-pong crossed nodes and its pair map "
+            "has no pair on one node: messages within the node are costed as between nodes",
+            o.name, n, network_path_));
+      }
+    }
     const profile::HockneySegment* segment = &p2p.segments.front();
     for (const profile::HockneySegment& s : p2p.segments) {
       if (bytes >= s.from_bytes) segment = &s;
