@@ -88,6 +88,41 @@ TEST(LatencySteps, TheRecordedVmProbeHasThreeCachesAndAStepInMemory) {
   EXPECT_GE(steps.in_memory[0], 256 * MiB);
 }
 
+// Two probes of the Zen 5 guest minutes apart (2026-11-27, epyc-vm-1127h and epyc-vm-1127i, the
+// fastest of three repetitions, ns per load): L1 to 45 KiB, L2 to about 1 MiB, an L3 that holds
+// about 4 MiB, then memory. In the second the L3's stretch rose 1.13 times a point, above the
+// 1.12 that ends a rise, and the two steps read as one at 4 MiB: the L3 was dropped.
+std::vector<LatencyPoint> recorded_short_l3_probe(bool second) {
+  return second
+             ? probe_points({0.988, 1,    0.979, 0.997, 0.988, 0.984, 0.987, 0.981,
+                             3.43,  3.47, 3.47,  3.48,  3.47,  3.43,  3.94,  5,
+                             7.13,  11.2, 12.7,  14.4,  19.8,  137,   130,   148,
+                             149,   156,  159,   163,   171,   172,   178})
+             : probe_points({1.05, 0.983, 0.988, 0.972, 0.988, 1.07, 0.966, 0.992, 3.43, 3.41, 3.42,
+                             3.42, 3.44,  3.44,  3.85,  4.48,  6.63, 11.6,  13.1,  13.5, 14,   131,
+                             131,  148,   143,   144,   155,   163,  168,   174,   186});
+}
+
+TEST(LatencySteps, AShortPlateauInsideARiseIsALevel) {
+  for (const bool second : {false, true}) {
+    const LatencySteps steps = latency_steps_split(recorded_short_l3_probe(second));
+    ASSERT_EQ(steps.caches.size(), 3u) << second;
+    EXPECT_NEAR(std::log2(steps.caches[0] / double(48 * KiB)), 0, 0.5) << second;
+    EXPECT_NEAR(std::log2(steps.caches[1] / double(1 * MiB)), 0, 0.5) << second;
+    EXPECT_GE(steps.caches[2], 4 * MiB) << second;
+    EXPECT_LE(steps.caches[2], 6 * MiB) << second;
+    EXPECT_TRUE(steps.in_memory.empty()) << second;
+  }
+}
+
+// A single boundary whose rise wavers (noise, a replacement policy's shape) stays one step: the
+// stretch inside grows more than a third as fast as the rise around it.
+TEST(LatencySteps, AWaveringRiseIsOneStep) {
+  const LatencySteps steps = latency_steps_split(
+      probe_points({1, 1, 1, 1, 1, 1, 1, 1, 1.4, 2.2, 2.7, 4.4, 4.5, 4.5, 4.5, 4.5, 4.5, 4.5}));
+  ASSERT_EQ(steps.caches.size(), 1u);
+}
+
 TEST(LatencySteps, AFlatCurveHasNone) {
   EXPECT_TRUE(latency_steps(curve({}, 80e-9, 64 * MiB)).empty());
 }
