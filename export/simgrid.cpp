@@ -30,14 +30,12 @@ std::string comment_safe(std::string text) {
 // The same-node class of the pair map as a loopback link: its latency, and the bandwidth that
 // leaves its large message's time once the latency is taken out.
 std::optional<std::pair<double, double>> loopback_of(const profile::PointToPoint& p2p) {
-  for (const profile::PairClass& c : p2p.pair_classes) {
-    if (c.placement != "same-node" || c.bandwidth.value <= 0) continue;
-    const double latency = c.latency.value;
-    const double transfer = c.bandwidth_bytes / c.bandwidth.value - latency;
-    if (transfer <= 0) continue;
-    return std::pair(latency, c.bandwidth_bytes / transfer);
-  }
-  return std::nullopt;
+  const profile::PairClass* c = p2p.pair_class("same-node");
+  if (c == nullptr || c->bandwidth.value <= 0) return std::nullopt;
+  const double latency = c->latency.value;
+  const double transfer = c->bandwidth_bytes / c->bandwidth.value - latency;
+  if (transfer <= 0) return std::nullopt;
+  return std::pair(latency, c->bandwidth_bytes / transfer);
 }
 
 }  // namespace

@@ -90,8 +90,7 @@ std::vector<profile::PairClass> pair_classes(const std::vector<Measurement>& row
     return q;
   };
   std::vector<profile::PairClass> classes;
-  for (const char* placement :
-       {"same-core", "same-numa", "same-socket", "same-node", "other-node"}) {
+  for (const char* placement : profile::kPairPlacements) {
     const auto it = by_class.find(placement);
     if (it == by_class.end() || it->second.latency.empty() || it->second.bandwidth.empty())
       continue;

@@ -885,19 +885,21 @@ Predictor::Cost Predictor::operation_cost(std::size_t index, double n) const {
     const bool fit_across = target_.machine.nodes && *target_.machine.nodes >= 2;
     const bool across = nodes > 1;
     if (across != fit_across) {
-      const std::vector<std::string> placements =
-          across ? std::vector<std::string>{"other-node"}
-                 : std::vector<std::string>{"same-node", "same-socket", "same-numa", "same-core"};
-      for (const std::string& placement : placements) {
-        const auto pair =
-            std::find_if(p2p.pair_classes.begin(), p2p.pair_classes.end(),
-                         [&](const profile::PairClass& c) { return c.placement == placement; });
-        if (pair == p2p.pair_classes.end()) continue;
+      // Across nodes the last of kPairPlacements (nearest first); within one, the farthest before
+      // it that the map has.
+      const auto& placements = profile::kPairPlacements;
+      const profile::PairClass* pair = nullptr;
+      if (across) pair = p2p.pair_class(placements.back());
+      for (auto it = std::next(placements.rbegin()); !across && !pair && it != placements.rend();
+           ++it) {
+        pair = p2p.pair_class(*it);
+      }
+      if (pair != nullptr) {
         const Span latency = span(pair->latency), rate = span(pair->bandwidth);
         cost.seconds = count * (latency.value + bytes / rate.value);
         cost.range = {count * (latency.low + bytes / rate.high),
                       count * (latency.high + bytes / rate.low)};
-        cost.bound = fmt::format("pair map, {} pairs", placement);
+        cost.bound = fmt::format("pair map, {} pairs", pair->placement);
         return cost;
       }
       if (!across) {

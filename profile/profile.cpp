@@ -206,6 +206,13 @@ double PointToPoint::seconds(double bytes) const {
   return best->t0.value + bytes / best->r_inf.value;
 }
 
+const PairClass* PointToPoint::pair_class(std::string_view placement) const {
+  for (const PairClass& c : pair_classes) {
+    if (c.placement == placement) return &c;
+  }
+  return nullptr;
+}
+
 namespace {
 
 // A form's value with every term at the low end of its interval and at the high end (a term

@@ -5,6 +5,7 @@
 // in the papers' notation (Xu and Hwang (1995), Eq. 6 and Tables 5 and 6).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -286,8 +287,12 @@ struct StreamingMeasurement {
   bool operator==(const StreamingMeasurement&) const = default;
 };
 
+// Where the two ranks of a pair are, nearest first.
+inline constexpr std::array<const char*, 5> kPairPlacements = {
+    "same-core", "same-numa", "same-socket", "same-node", "other-node"};
+
 // The pair map summarized by where the two ranks are (Xu and Hwang (1995) measure each placement
-// apart): "same-core", "same-numa", "same-socket", "same-node" or "other-node", each with the
+// apart): one of kPairPlacements, each with the
 // median over its pairs of the small message's time (latency) and the large message's rate
 // (bandwidth), the interval being the range over the pairs.
 struct PairClass {
@@ -309,6 +314,7 @@ struct PointToPoint {
   bool operator==(const PointToPoint&) const = default;
 
   double seconds(double bytes) const;  // the segment holding `bytes`, or the nearest
+  const PairClass* pair_class(std::string_view placement) const;  // nullptr where the map has none
 };
 
 // One measured point of a collective: the median time of one operation on a communicator of

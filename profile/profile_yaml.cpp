@@ -612,9 +612,8 @@ PointToPoint read_point_to_point(const Reader& r, const YAML::Node& node) {
       r.map(list[i], path, keys, keys);
       PairClass c;
       c.placement = r.text(list[i]["placement"], path + ".placement");
-      static const std::set<std::string> known = {"same-core", "same-numa", "same-socket",
-                                                  "same-node", "other-node"};
-      if (!known.count(c.placement)) {
+      if (std::find(kPairPlacements.begin(), kPairPlacements.end(), c.placement) ==
+          kPairPlacements.end()) {
         r.fail(list[i]["placement"], path + ".placement",
                "expected same-core, same-numa, same-socket, same-node or other-node, found '" +
                    c.placement + "'");

@@ -682,14 +682,16 @@ TEST(CostModel, AHaloStepIsPricedFromTheMeasuredSteps) {
   expect_error_naming([&] { predictor(sheet); }, "write the step as two shifts");
 }
 
+// Work of 1 ms, then 10 messages of 1000 B.
+constexpr const char* kTenSends =
+    "kind,name,time [s],dop,operation,bytes [B],count,after\n"
+    "component,work,1e-3,1,,,,\n"
+    "communication,send,,,point_to_point,1000,10,work\n";
+
 TEST(CostModel, PointToPointCarriesTheHockneyIntervals) {
   // 10 messages of 1000 B: 10 x (1 us + 1000 B / 1 GB/s) = 20 us, [10 x (0.9 + 0.8) = 17 ..
   // 10 x (1.1 + 1.25) = 23.5] us.
-  const Point p = predictor(
-                      "kind,name,time [s],dop,operation,bytes [B],count,after\n"
-                      "component,work,1e-3,1,,,,\n"
-                      "communication,send,,,point_to_point,1000,10,work\n")
-                      .at(2, Scheme::full_overhead);
+  const Point p = predictor(kTenSends).at(2, Scheme::full_overhead);
   EXPECT_NEAR(p.communication, 20e-6, 1e-12);
   EXPECT_NEAR(p.total_range->low, 1e-3 + 17e-6, 1e-12);
   EXPECT_NEAR(p.total_range->high, 1e-3 + 23.5e-6, 1e-12);
@@ -717,11 +719,7 @@ TEST(CostModel, MessagesWithinANodeOfAClusterTakeThePairMapsPairsOnOneNode) {
   cluster.point_to_point->pair_classes = {
       {"same-node", 1, 8, 1048576, q(0.2e-6, "s", 0.15e-6, 0.25e-6), q(4e9, "B/s", 3.2e9, 5e9)},
       {"other-node", 4, 8, 1048576, q(1e-6, "s"), q(1e9, "B/s")}};
-  const std::string sends =
-      "kind,name,time [s],dop,operation,bytes [B],count,after\n"
-      "component,work,1e-3,1,,,,\n"
-      "communication,send,,,point_to_point,1000,10,work\n";
-  const Predictor on_cluster(parse_workload(sends, "model.csv"), cluster, "cluster.yaml");
+  const Predictor on_cluster(parse_workload(kTenSends, "model.csv"), cluster, "cluster.yaml");
   const Point within = on_cluster.at(2, Scheme::full_overhead);
   EXPECT_NEAR(within.communication, 4.5e-6, 1e-12);
   EXPECT_NEAR(within.communication_range->low, 3.5e-6, 1e-12);
@@ -731,7 +729,7 @@ TEST(CostModel, MessagesWithinANodeOfAClusterTakeThePairMapsPairsOnOneNode) {
   EXPECT_NEAR(on_cluster.at(4, Scheme::full_overhead).communication, 20e-6, 1e-12);
   // A pair map with no pair on one node: the ping-pong across nodes, and the prediction says so.
   cluster.point_to_point->pair_classes.erase(cluster.point_to_point->pair_classes.begin());
-  const Point unmapped = Predictor(parse_workload(sends, "model.csv"), cluster, "cluster.yaml")
+  const Point unmapped = Predictor(parse_workload(kTenSends, "model.csv"), cluster, "cluster.yaml")
                              .at(2, Scheme::full_overhead);
   EXPECT_NEAR(unmapped.communication, 20e-6, 1e-12);
   ASSERT_FALSE(unmapped.notes.empty());
@@ -748,13 +746,8 @@ TEST(CostModel, MessagesBetweenNodesTakeThePairMapsPairsOnDifferentNodes) {
   node.machine.nodes.reset();
   node.point_to_point->pair_classes = {
       {"other-node", 4, 8, 1048576, q(5e-6, "s", 4e-6, 6e-6), q(0.5e9, "B/s", 0.4e9, 0.625e9)}};
-  const Point across =
-      Predictor(parse_workload("kind,name,time [s],dop,operation,bytes [B],count,after\n"
-                               "component,work,1e-3,1,,,,\n"
-                               "communication,send,,,point_to_point,1000,10,work\n",
-                               "model.csv"),
-                node, "node.yaml")
-          .at(4, Scheme::full_overhead);
+  const Point across = Predictor(parse_workload(kTenSends, "model.csv"), node, "node.yaml")
+                           .at(4, Scheme::full_overhead);
   EXPECT_NEAR(across.communication, 70e-6, 1e-12);
   EXPECT_NEAR(across.communication_range->low, 56e-6, 1e-12);
   EXPECT_NEAR(across.communication_range->high, 85e-6, 1e-12);
