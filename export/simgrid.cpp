@@ -31,11 +31,10 @@ std::string comment_safe(std::string text) {
 // leaves its large message's time once the latency is taken out.
 std::optional<std::pair<double, double>> loopback_of(const profile::PointToPoint& p2p) {
   const profile::PairClass* c = p2p.pair_class("same-node");
-  if (c == nullptr || c->bandwidth.value <= 0) return std::nullopt;
-  const double latency = c->latency.value;
-  const double transfer = c->bandwidth_bytes / c->bandwidth.value - latency;
-  if (transfer <= 0) return std::nullopt;
-  return std::pair(latency, c->bandwidth_bytes / transfer);
+  if (c == nullptr) return std::nullopt;
+  const std::optional<double> rate = c->transfer_rate(c->latency.value, c->bandwidth.value);
+  if (!rate) return std::nullopt;
+  return std::pair(c->latency.value, *rate);
 }
 
 }  // namespace

@@ -880,7 +880,7 @@ Predictor::Cost Predictor::operation_cost(std::size_t index, double n) const {
     // another node where it spanned several (ranks fill nodes in blocks), on the same node
     // otherwise. Where this prediction's messages lie on the other side of that line, the pair
     // map's pairs placed as they are price them (Xu and Hwang (1995) measure each placement
-    // apart), one-way latency plus m over their bandwidth: between nodes, where any process
+    // apart), on the line through their two measured sizes: between nodes, where any process
     // sends across (the slowest does), else within one at the farthest placement the map has.
     const bool fit_across = target_.machine.nodes && *target_.machine.nodes >= 2;
     const bool across = nodes > 1;
@@ -894,18 +894,25 @@ Predictor::Cost Predictor::operation_cost(std::size_t index, double n) const {
            ++it) {
         pair = p2p.pair_class(*it);
       }
-      if (pair != nullptr) {
-        const Span latency = span(pair->latency), rate = span(pair->bandwidth);
-        cost.seconds = count * (latency.value + bytes / rate.value);
-        cost.range = {count * (latency.low + bytes / rate.high),
-                      count * (latency.high + bytes / rate.low)};
+      const std::optional<double> rate =
+          pair ? pair->transfer_rate(pair->latency.value, pair->bandwidth.value) : std::nullopt;
+      if (rate) {
+        // An interval's end whose latency leaves no time for the bytes takes the value's rate.
+        const auto time = [&](double latency, double bandwidth) {
+          return latency + bytes / pair->transfer_rate(latency, bandwidth).value_or(*rate);
+        };
+        const Span latency = span(pair->latency), bandwidth = span(pair->bandwidth);
+        cost.seconds = count * time(latency.value, bandwidth.value);
+        cost.range = {count * time(latency.low, bandwidth.high),
+                      count * time(latency.high, bandwidth.low)};
         cost.bound = fmt::format("pair map, {} pairs", pair->placement);
         return cost;
       }
       if (!across) {
         cost.notes.push_back(fmt::format(
             "{}: {:.0f} processes on one node, but {}'s ping-pong crossed nodes and its pair map "
-            "has no pair on one node: messages within the node are costed as between nodes",
+            "has no pair on one node (with a rate beyond its latency): messages within the node "
+            "are costed as between nodes",
             o.name, n, network_path_));
       }
     }

@@ -206,6 +206,14 @@ double PointToPoint::seconds(double bytes) const {
   return best->t0.value + bytes / best->r_inf.value;
 }
 
+std::optional<double> PairClass::transfer_rate(double latency_seconds,
+                                               double bytes_per_second) const {
+  if (!(bytes_per_second > 0)) return std::nullopt;
+  const double transfer = bandwidth_bytes / bytes_per_second - latency_seconds;
+  if (!(transfer > 0)) return std::nullopt;
+  return bandwidth_bytes / transfer;
+}
+
 const PairClass* PointToPoint::pair_class(std::string_view placement) const {
   for (const PairClass& c : pair_classes) {
     if (c.placement == placement) return &c;

@@ -301,8 +301,14 @@ struct PairClass {
   double latency_bytes = 0;
   double bandwidth_bytes = 0;
   Quantity latency;    // s, one way (half a round trip)
-  Quantity bandwidth;  // B/s
+  Quantity bandwidth;  // B/s: bandwidth_bytes over their whole one-way time
   bool operator==(const PairClass&) const = default;
+
+  // The rate of the bytes beyond the latency, with this latency and bandwidth (the measured values
+  // or their interval's ends): the large message's time less the latency, over its bytes. A
+  // message of m bytes takes latency + m / that rate, the line through both measured sizes. None
+  // where the large message took no longer than the latency.
+  std::optional<double> transfer_rate(double latency_seconds, double bytes_per_second) const;
 };
 
 struct PointToPoint {

@@ -710,20 +710,22 @@ TEST(CostModel, ProcessesBeyondOneNodeOfAOneNodeProfileAreNoted) {
 
 TEST(CostModel, MessagesWithinANodeOfAClusterTakeThePairMapsPairsOnOneNode) {
   // The node above characterized as a cluster of 2 such nodes: its ping-pong (rank 0 with the
-  // last rank) crossed nodes, 1 us + m / 1 GB/s; its pair map has pairs on one node at 0.2 us
-  // [0.15 .. 0.25] one way and 4 GB/s [3.2 .. 5], and pairs on different nodes.
-  // Two processes fill one node: 10 messages of 1000 B take 10 x (0.2 us + 1000 B / 4 GB/s) =
-  // 4.5 us, [10 x (0.15 + 0.2) = 3.5 .. 10 x (0.25 + 0.3125) = 5.625] us.
+  // last rank) crossed nodes, 1 us + m / 1 GB/s; its pair map has pairs on one node, 0.2 us [0.15
+  // .. 0.25] one way at 8 B and 4 GB/s [3.2 .. 5] at 10^6 B (bytes over the whole time), and pairs
+  // on different nodes. A message of m bytes on the line through both sizes takes
+  // latency x (1 - m / 10^6) + m / bandwidth. Two processes fill one node: 10 messages of 1000 B
+  // take 10 x (0.2 x 0.999 + 0.25) = 4.498 us, [10 x (0.15 x 0.999 + 0.2) = 3.4985 .. 10 x
+  // (0.25 x 0.999 + 0.3125) = 5.6225] us.
   profile::Profile cluster = made_up_node();
   cluster.machine.nodes = 2;
   cluster.point_to_point->pair_classes = {
-      {"same-node", 1, 8, 1048576, q(0.2e-6, "s", 0.15e-6, 0.25e-6), q(4e9, "B/s", 3.2e9, 5e9)},
-      {"other-node", 4, 8, 1048576, q(1e-6, "s"), q(1e9, "B/s")}};
+      {"same-node", 1, 8, 1e6, q(0.2e-6, "s", 0.15e-6, 0.25e-6), q(4e9, "B/s", 3.2e9, 5e9)},
+      {"other-node", 4, 8, 1e6, q(1e-6, "s"), q(1e9, "B/s")}};
   const Predictor on_cluster(parse_workload(kTenSends, "model.csv"), cluster, "cluster.yaml");
   const Point within = on_cluster.at(2, Scheme::full_overhead);
-  EXPECT_NEAR(within.communication, 4.5e-6, 1e-12);
-  EXPECT_NEAR(within.communication_range->low, 3.5e-6, 1e-12);
-  EXPECT_NEAR(within.communication_range->high, 5.625e-6, 1e-12);
+  EXPECT_NEAR(within.communication, 4.498e-6, 1e-12);
+  EXPECT_NEAR(within.communication_range->low, 3.4985e-6, 1e-12);
+  EXPECT_NEAR(within.communication_range->high, 5.6225e-6, 1e-12);
   EXPECT_TRUE(within.notes.empty()) << within.notes.front();
   // Four processes on 2 nodes: the ping-pong's own placement, 10 x (1 us + 1 us) = 20 us.
   EXPECT_NEAR(on_cluster.at(4, Scheme::full_overhead).communication, 20e-6, 1e-12);
@@ -739,18 +741,19 @@ TEST(CostModel, MessagesWithinANodeOfAClusterTakeThePairMapsPairsOnOneNode) {
 
 TEST(CostModel, MessagesBetweenNodesTakeThePairMapsPairsOnDifferentNodes) {
   // A profile whose machine's node count is not known (its ping-pong taken for one node's) with
-  // a pair map that has pairs on different nodes: 5 us [4 .. 6] one way, 0.5 GB/s [0.4 ..
-  // 0.625]. Four processes fill 2 nodes of 2 cores, so the slowest sends across: 10 messages of
-  // 1000 B take 10 x (5 us + 2 us) = 70 us, [10 x (4 + 1.6) = 56 .. 10 x (6 + 2.5) = 85] us.
+  // a pair map that has pairs on different nodes: 5 us [4 .. 6] one way at 8 B, 0.5 GB/s [0.4 ..
+  // 0.625] at 10^6 B. Four processes fill 2 nodes of 2 cores, so the slowest sends across: 10
+  // messages of 1000 B take 10 x (5 x 0.999 + 2) = 69.95 us, [10 x (4 x 0.999 + 1.6) = 55.96 ..
+  // 10 x (6 x 0.999 + 2.5) = 84.94] us.
   profile::Profile node = made_up_node();
   node.machine.nodes.reset();
   node.point_to_point->pair_classes = {
-      {"other-node", 4, 8, 1048576, q(5e-6, "s", 4e-6, 6e-6), q(0.5e9, "B/s", 0.4e9, 0.625e9)}};
+      {"other-node", 4, 8, 1e6, q(5e-6, "s", 4e-6, 6e-6), q(0.5e9, "B/s", 0.4e9, 0.625e9)}};
   const Point across = Predictor(parse_workload(kTenSends, "model.csv"), node, "node.yaml")
                            .at(4, Scheme::full_overhead);
-  EXPECT_NEAR(across.communication, 70e-6, 1e-12);
-  EXPECT_NEAR(across.communication_range->low, 56e-6, 1e-12);
-  EXPECT_NEAR(across.communication_range->high, 85e-6, 1e-12);
+  EXPECT_NEAR(across.communication, 69.95e-6, 1e-12);
+  EXPECT_NEAR(across.communication_range->low, 55.96e-6, 1e-12);
+  EXPECT_NEAR(across.communication_range->high, 84.94e-6, 1e-12);
 }
 
 TEST(CostModel, ANetworkProfileGivesTheMessagesAndTheNodeTheRest) {
