@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 namespace sonde::microbench {
 
@@ -32,11 +33,35 @@ std::optional<StreamKernel> stream_kernel_named(std::string_view name) {
   return std::nullopt;
 }
 
+namespace {
+
+// values[j] += values[j + Width] for j < Width, then the same for Width / 2, down to 1: a pairwise
+// sum into values[0]. Every index is known when compiling: an array indexed by a loop's counter
+// was cleared with a call to memset (GCC 12, -march=znver3), which the kernels must not make.
+template <std::size_t Width, typename T, std::size_t Count>
+void add_pairwise(T (&values)[Count]) {
+  if constexpr (Width > 0) {
+    [&]<std::size_t... J>(std::index_sequence<J...>) { ((values[J] += values[J + Width]), ...); }
+    (std::make_index_sequence<Width>{});
+    add_pairwise<Width / 2>(values);
+  }
+}
+
+// Sets every element to zero, each by its own store (not a loop that becomes memset).
+template <typename T, std::size_t Count>
+void set_zero(T (&values)[Count]) {
+  [&]<std::size_t... J>(std::index_sequence<J...>) { ((values[J] = T{}), ...); }
+  (std::make_index_sequence<Count>{});
+}
+
+}  // namespace
+
 double read_kernel(const double* a, std::size_t n) {
   // 64 accumulators: eight AVX-512 (or sixteen AVX2) registers, enough to cover a 4-cycle add
   // latency at two vector loads per cycle, so that L1 bandwidth and not the adder bounds it.
   constexpr std::size_t kLanes = 64;
-  std::array<double, kLanes> sums{};
+  double sums[kLanes];
+  set_zero(sums);
   std::size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
     for (std::size_t j = 0; j < kLanes; ++j) sums[j] += a[i + j];
@@ -44,9 +69,7 @@ double read_kernel(const double* a, std::size_t n) {
   // The lanes are added pairwise, six dependent adds deep. Added one after another they were a
   // chain of 64 dependent adds a call: on a 16-core Xeon node (4-cycle adds) a pass over 4 KiB took
   // 87 ns (47 GB/s, copy 360), and over 32 KiB read ran at 144 GB/s against copy's 376.
-  for (std::size_t width = kLanes / 2; width > 0; width /= 2) {
-    for (std::size_t j = 0; j < width; ++j) sums[j] += sums[j + width];
-  }
+  add_pairwise<kLanes / 2>(sums);
   double total = sums[0];
   for (; i < n; ++i) total += a[i];
   return total;
@@ -97,21 +120,19 @@ std::size_t vector_bytes() { return kVectorBytes; }
 double misaligned_read_kernel(const double* a, std::size_t n) {
   // Eight accumulators, as read_kernel's 64 lanes: the add latency does not bound it.
   constexpr std::size_t kAccumulators = 8, kStep = kAccumulators * kLanes;
-  Vector sums[kAccumulators] = {};
+  Vector sums[kAccumulators];
+  set_zero(sums);
   std::size_t i = 0;
   for (; i + kStep <= n; i += kStep) {
     for (std::size_t j = 0; j < kAccumulators; ++j)
       sums[j] += *reinterpret_cast<const LooseVector*>(a + i + j * kLanes);
   }
   // Pairwise, as read_kernel's lanes: the vectors, then one vector's lanes.
-  for (std::size_t width = kAccumulators / 2; width > 0; width /= 2) {
-    for (std::size_t j = 0; j < width; ++j) sums[j] += sums[j + width];
-  }
+  add_pairwise<kAccumulators / 2>(sums);
   double lanes[kLanes];
-  for (std::size_t lane = 0; lane < kLanes; ++lane) lanes[lane] = sums[0][lane];
-  for (std::size_t width = kLanes / 2; width > 0; width /= 2) {
-    for (std::size_t lane = 0; lane < width; ++lane) lanes[lane] += lanes[lane + width];
-  }
+  [&]<std::size_t... L>(std::index_sequence<L...>) { ((lanes[L] = sums[0][L]), ...); }
+  (std::make_index_sequence<kLanes>{});
+  add_pairwise<kLanes / 2>(lanes);
   double total = lanes[0];
   for (; i < n; ++i) total += a[i];
   return total;
