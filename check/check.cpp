@@ -1197,6 +1197,20 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
         throw fail(ExitCode::interrupted, "sonde check",
                    fmt::format("interrupted during {}", point));
       }
+      if (run.timed_out) {
+        std::size_t printed = 0;
+        for (const std::string& line : split(run.output, '\n'))
+          printed += has_seconds(line) ? 1 : 0;
+        throw fail(ExitCode::failure, command,
+                   fmt::format("did not end within --time-limit {} at {} and was stopped "
+                               "(SIGTERM, then SIGKILL); it had printed {} of {} times{}; {}",
+                               format_seconds(o.time_limit_seconds), point, printed, o.repetitions,
+                               printed >= static_cast<std::size_t>(o.repetitions)
+                                   ? ": its work was done, and it hung while ending (in "
+                                     "MPI_Finalize, or the launcher's teardown)"
+                                   : "",
+                               tail_text(run.tail)));
+      }
       if (!run.exit.ok()) {
         throw fail(ExitCode::failure, command,
                    fmt::format("{} at {}; {}{}",

@@ -36,6 +36,9 @@ struct CheckOptions {
   std::string ranks;                    // "1,2,4": the rank counts n
   std::vector<std::string> sets;        // one problem size each: "N=4096", "N=8192,K=10"
   int repetitions = 5;                  // the value of {repetitions}
+  // How long one run may take before it is stopped, in seconds (0: no limit); the runner stops
+  // it, and the failure names the limit.
+  double time_limit_seconds = 0;
   // The launcher's words ("mpiexec", "srun --mpi=pmix"); "" runs the program directly;
   // nullopt: $SONDE_MPIEXEC, or mpiexec.
   std::optional<std::string> launcher;
@@ -57,16 +60,20 @@ struct RunOutput {
   std::string output;             // everything it wrote on its standard output
   std::vector<std::string> tail;  // its last lines of output (standard output and error)
   bool interrupted = false;       // SIGINT or SIGTERM came while it ran (or before)
+  bool timed_out = false;         // it ran past the runner's time limit and was stopped
 };
 
 // Runs a command (launcher words included) and returns what it printed. Throws an io Error when the
 // command cannot be started.
 using Runner = std::function<RunOutput(const std::vector<std::string>& argv)>;
 
-// The real runner: starts the command with this process's environment, passes SIGINT and SIGTERM
-// on to it while it runs, and passes every line it prints on `pass_through`, save the
-// {"seconds": ...} lines of its standard output. The signal handlers live as long as the runner.
-Runner process_runner(std::ostream& pass_through);
+// The real runner: starts the command with this process's environment, in a process group of its
+// own with nothing on its standard input, passes SIGINT and SIGTERM on to the group while it runs,
+// and passes every line it prints on `pass_through`, save the {"seconds": ...} lines of its
+// standard output. A run past `time_limit_seconds` (0: none) is stopped: SIGTERM to its group, then
+// SIGKILL `grace_seconds` later. The signal handlers live as long as the runner.
+Runner process_runner(std::ostream& pass_through, double time_limit_seconds = 0,
+                      double grace_seconds = 5);
 
 // "1,2,4" as rank counts; a usage Error naming --ranks for anything but whole numbers > 0.
 std::vector<int> parse_ranks(const std::string& text);

@@ -1,5 +1,8 @@
 // The real runner of `sonde check`: the program's standard output and error through pipes, each
-// line passed on as it comes (save the time records), and SIGINT and SIGTERM passed on to it.
+// line passed on as it comes (save the time records), SIGINT and SIGTERM passed on to it, and a
+// run past its time limit stopped. The program runs in a process group of its own, so that
+// stopping it reaches what it started (an MPI launcher's ranks), with its standard input from
+// /dev/null (a launcher in a background group must not read the terminal).
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
@@ -8,12 +11,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <optional>
 
 #include "check/check.hpp"
 #include "core/error.hpp"
@@ -28,7 +34,7 @@ volatile pid_t g_child = 0;
 
 extern "C" void pass_signal_on(int signal) {
   g_signal = signal;
-  if (g_child > 0) ::kill(g_child, signal);
+  if (g_child > 0) ::kill(-g_child, signal);  // the child's group: it leads one
 }
 
 // Installs the handlers while it lives. No SA_RESTART: a signal wakes the wait for output.
@@ -113,7 +119,17 @@ class Lines {
   std::string pending_;
 };
 
-RunOutput run_captured(const std::vector<std::string>& argv, std::ostream& pass) {
+using Clock = std::chrono::steady_clock;
+
+// Milliseconds from now to `when` for poll(), at least 0; -1 (wait) for no time point.
+int milliseconds_until(const std::optional<Clock::time_point>& when) {
+  if (!when) return -1;
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(*when - Clock::now()).count();
+  return static_cast<int>(std::clamp<long long>(left, 0, 60'000));
+}
+
+RunOutput run_captured(const std::vector<std::string>& argv, std::ostream& pass,
+                       double time_limit_seconds, double grace_seconds) {
   RunOutput run;
   if (g_signal != 0) {
     run.interrupted = true;
@@ -125,25 +141,48 @@ RunOutput run_captured(const std::vector<std::string>& argv, std::ostream& pass)
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, out.fd[1], STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, err.fd[1], STDERR_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);  // a group of its own, led by the child
   std::vector<char*> args;
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
-  const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  const int rc = ::posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
   if (rc != 0) throw io_error(argv[0], fmt::format("cannot start it: {}", std::strerror(rc)));
   g_child = pid;
   // A signal that came while the child was being started found no child to pass it to.
-  if (g_signal != 0) ::kill(pid, g_signal);
+  if (g_signal != 0) ::kill(-pid, g_signal);
   out.close_end(1);
   err.close_end(1);
 
+  // Past the limit: SIGTERM to the group, SIGKILL after the grace, and after a last second the
+  // pipes are given up (a process that left the group may hold them).
+  std::optional<Clock::time_point> next_step;
+  if (time_limit_seconds > 0) {
+    next_step = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                   std::chrono::duration<double>(time_limit_seconds));
+  }
+  int steps_taken = 0;
   std::deque<std::string> tail;
   Lines out_lines(true, run, tail, pass), err_lines(false, run, tail, pass);
   std::array<pollfd, 2> fds{pollfd{out.fd[0], POLLIN, 0}, pollfd{err.fd[0], POLLIN, 0}};
   std::array<char, 65536> buffer{};
   while (fds[0].fd >= 0 || fds[1].fd >= 0) {
-    if (::poll(fds.data(), fds.size(), -1) < 0) {
+    if (next_step && Clock::now() >= *next_step) {
+      if (steps_taken == 2) break;
+      run.timed_out = true;
+      ::kill(-pid, steps_taken == 0 ? SIGTERM : SIGKILL);
+      const double wait = steps_taken == 0 ? grace_seconds : 1.0;
+      next_step = Clock::now() +
+                  std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wait));
+      ++steps_taken;
+    }
+    if (::poll(fds.data(), fds.size(), milliseconds_until(next_step)) < 0) {
       if (errno == EINTR) continue;
       break;
     }
@@ -177,10 +216,11 @@ RunOutput run_captured(const std::vector<std::string>& argv, std::ostream& pass)
 
 }  // namespace
 
-Runner process_runner(std::ostream& pass_through) {
+Runner process_runner(std::ostream& pass_through, double time_limit_seconds, double grace_seconds) {
   auto forwarding = std::make_shared<Forwarding>();
-  return [forwarding, &pass_through](const std::vector<std::string>& argv) {
-    return run_captured(argv, pass_through);
+  return [forwarding, &pass_through, time_limit_seconds,
+          grace_seconds](const std::vector<std::string>& argv) {
+    return run_captured(argv, pass_through, time_limit_seconds, grace_seconds);
   };
 }
 

@@ -189,6 +189,13 @@ int main(int argc, char** argv) {
     check->add_option("--launcher", check_launcher,
                       "How to start the program, before -n <n>: \"mpirun --hostfile h\", \"srun\"; "
                       "\"\" runs it directly (default: $SONDE_MPIEXEC, else mpiexec)");
+    std::string check_time_limit;
+    check
+        ->add_option("--time-limit", check_time_limit,
+                     "Stop a run that takes longer, e.g. 90s, 10m (default: no limit): a run "
+                     "that hangs (an MPI job that never ends) fails with what it printed, and "
+                     "the points measured before are kept")
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     bool check_no_probe = false;
     check->add_flag("--no-probe", check_no_probe,
                     "Do not time the machine (a one-thread DRAM triad and a dependent add chain) "
@@ -414,13 +421,17 @@ int main(int argc, char** argv) {
       return sonde::predict::predict_command(predict_arguments, std::cout, std::cerr);
     if (check->parsed()) {
       if (check->count("--launcher") > 0) check_options.launcher = check_launcher;
+      if (!check_time_limit.empty()) {
+        check_options.time_limit_seconds = sonde::parse_duration(check_time_limit, "--time-limit");
+      }
       sonde::check::Probe probe;
       if (!check_no_probe && !check_options.communication_only &&
           check_options.machine_now_from.empty()) {
         probe = sonde::check::probe_machine;
       }
-      return sonde::check::check_command(check_options, std::cout, std::cerr,
-                                         sonde::check::process_runner(std::cerr), probe);
+      return sonde::check::check_command(
+          check_options, std::cout, std::cerr,
+          sonde::check::process_runner(std::cerr, check_options.time_limit_seconds), probe);
     }
     if (counters->parsed()) return sonde::counters::counters_command(counters_arguments, std::cerr);
     if (extrapolate->parsed()) {

@@ -5,7 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -1054,6 +1056,53 @@ TEST(CheckCommand, AnInterruptKeepsThePointsBefore) {
                {"interrupted", "n = 2", "1 point measured before is kept"});
   const nlohmann::json j = nlohmann::json::parse(read_file(o.json));
   EXPECT_EQ(j["records"].size(), 1u);
+}
+
+// A run that hangs after printing its times (an MPI job stuck in MPI_Finalize): the failure names
+// the limit, the point and that the work was done; the points before it are kept.
+TEST(CheckCommand, ARunPastTheTimeLimitFailsAndKeepsThePointsBefore) {
+  const fs::path folder = scratch("time-limit");
+  CheckOptions o = tiny(folder);
+  o.time_limit_seconds = 90;
+  int runs = 0;
+  const Runner hung_second = [&](const std::vector<std::string>&) {
+    RunOutput run = printing({0.5, 0.5, 0.5});
+    if (++runs == 2) {
+      run.timed_out = true;
+      run.exit = ChildExit{true, SIGTERM};
+    }
+    return run;
+  };
+  std::ostringstream out, log;
+  expect_error([&] { check_command(o, out, log, hung_second); }, ExitCode::failure,
+               {"did not end within --time-limit 90.0 s", "n = 2", "printed 3 of 3 times",
+                "hung while ending", "1 point measured before is kept"});
+  const nlohmann::json j = nlohmann::json::parse(read_file(o.json));
+  EXPECT_EQ(j["records"].size(), 1u);
+  EXPECT_FALSE(j["complete"].get<bool>());
+}
+
+// The real runner stops a run past its limit, and what the run started with it: SIGTERM to its
+// process group, SIGKILL after the grace for one that ignores SIGTERM. The sleeps would take 30 s.
+TEST(CheckRunner, StopsARunPastItsTimeLimitAndWhatItStarted) {
+  std::ostringstream pass;
+  const Runner runner = process_runner(pass, 0.2, 0.2);
+  const auto start = std::chrono::steady_clock::now();
+  const RunOutput stopped = runner({"sh", "-c", "echo '{\"seconds\": 0.5}'; sleep 30; echo late"});
+  EXPECT_TRUE(stopped.timed_out);
+  EXPECT_TRUE(stopped.exit.signaled);
+  EXPECT_EQ(seconds_in(stopped.output, "sh"), std::vector<double>{0.5});
+  EXPECT_EQ(stopped.output.find("late"), std::string::npos);
+
+  const RunOutput stubborn = runner({"sh", "-c", "trap '' TERM; sleep 30"});
+  EXPECT_TRUE(stubborn.timed_out);
+  EXPECT_TRUE(stubborn.exit.signaled);
+  EXPECT_EQ(stubborn.exit.code, SIGKILL);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+
+  const RunOutput quick = runner({"sh", "-c", "echo '{\"seconds\": 0.1}'"});
+  EXPECT_FALSE(quick.timed_out);
+  EXPECT_TRUE(quick.exit.ok());
 }
 
 // The real runner: time records are kept, every other line passed on, the exit status told.
