@@ -16,6 +16,8 @@
 # SONDE_CHECK_RANKS sets the rank counts (default 1,2; e.g. 1,2,4,8,16 on a 16-core node), and
 # SONDE_MPIEXEC the launcher `sonde check` puts before -n <n> (default mpiexec), and
 # SONDE_CHECK_OPTIONS more options for every `sonde check` (e.g. --no-probe where time is short).
+# A run that has not ended after 10 minutes (an MPI job hung in its teardown) is stopped, and that
+# program's check fails; the others go on.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 profile=${1:?usage: check.sh PROFILE [RECORDS FOLDER] [BUILD FOLDER]}
@@ -40,7 +42,7 @@ check() {
   echo "== $name on $profile" >&2
   # shellcheck disable=SC2086 # the options split into words
   "$build/bin/sonde" check "$spreadsheet" --machine "$profile" "${points[@]}" --repetitions 5 \
-      --components ${SONDE_CHECK_OPTIONS:-} --csv "$records/$name.csv" --json "$records/$name.json" \
+      --components --time-limit 10m ${SONDE_CHECK_OPTIONS:-} --csv "$records/$name.csv" --json "$records/$name.json" \
       -- "$@" || status=1
 }
 bin=$build/bin
@@ -58,7 +60,11 @@ check random_update examples/corpus/random_update/random_update \
 check heat examples/heat/heat-resources "$bin/sonde-example-heat" --points '{N}' \
     --steps '{K}' "${r[@]}"
 # The hybrid program at each rank count with 1 and 2 threads a rank, where the ranks' threads fit
-# this node's cores: records <records>/stream_threads-n<ranks>.csv and .json.
+# this node's cores: records <records>/stream_threads-n<ranks>.csv and .json. Open MPI binds each
+# rank to one core by default (up to 2 ranks), which runs a rank's threads on that one core: its
+# ranks go unbound here. MPICH's launcher binds nothing unless told; a SONDE_MPIEXEC that binds
+# (-bind-to core) must give each rank T cores instead (docs/usage.md).
+export OMPI_MCA_hwloc_base_binding_policy=none
 cores=$(nproc)
 for n in ${ranks//,/ }; do
   points=(--ranks "$n")
