@@ -56,25 +56,6 @@ void set_zero(T (&values)[Count]) {
 
 }  // namespace
 
-double read_kernel(const double* a, std::size_t n) {
-  // 64 accumulators: eight AVX-512 (or sixteen AVX2) registers, enough to cover a 4-cycle add
-  // latency at two vector loads per cycle, so that L1 bandwidth and not the adder bounds it.
-  constexpr std::size_t kLanes = 64;
-  double sums[kLanes];
-  set_zero(sums);
-  std::size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (std::size_t j = 0; j < kLanes; ++j) sums[j] += a[i + j];
-  }
-  // The lanes are added pairwise, six dependent adds deep. Added one after another they were a
-  // chain of 64 dependent adds a call: on a 16-core Xeon node (4-cycle adds) a pass over 4 KiB took
-  // 87 ns (47 GB/s, copy 360), and over 32 KiB read ran at 144 GB/s against copy's 376.
-  add_pairwise<kLanes / 2>(sums);
-  double total = sums[0];
-  for (; i < n; ++i) total += a[i];
-  return total;
-}
-
 // The streaming loops are unrolled: with one vector per trip, the loop's own compare and branch
 // kept L1 bandwidth 10 to 20% below likwid-bench's hand-written kernels on this machine.
 void write_kernel(double* a, std::size_t n, double value) {
@@ -113,22 +94,23 @@ constexpr std::size_t kLanes = kVectorBytes / sizeof(double);
 // which faults on a misaligned address.)
 typedef double Vector __attribute__((vector_size(kVectorBytes)));
 typedef double LooseVector __attribute__((vector_size(kVectorBytes), aligned(8), may_alias));
-}  // namespace
 
-std::size_t vector_bytes() { return kVectorBytes; }
-
-double misaligned_read_kernel(const double* a, std::size_t n) {
-  // Eight accumulators, as read_kernel's 64 lanes: the add latency does not bound it.
-  constexpr std::size_t kAccumulators = 8, kStep = kAccumulators * kLanes;
-  Vector sums[kAccumulators];
+// The sum of a[0 .. n) in Count vector accumulators, each loaded as written (one vector load,
+// whatever the address), then the accumulators and one vector's lanes added pairwise, in
+// registers; the last n mod (Count x lanes) elements one by one.
+template <std::size_t Count>
+double sum_in_vectors(const double* a, std::size_t n) {
+  constexpr std::size_t kStep = Count * kLanes;
+  Vector sums[Count];
   set_zero(sums);
   std::size_t i = 0;
   for (; i + kStep <= n; i += kStep) {
-    for (std::size_t j = 0; j < kAccumulators; ++j)
-      sums[j] += *reinterpret_cast<const LooseVector*>(a + i + j * kLanes);
+    [&]<std::size_t... J>(std::index_sequence<J...>) {
+      ((sums[J] += *reinterpret_cast<const LooseVector*>(a + i + J * kLanes)), ...);
+    }
+    (std::make_index_sequence<Count>{});
   }
-  // Pairwise, as read_kernel's lanes: the vectors, then one vector's lanes.
-  add_pairwise<kAccumulators / 2>(sums);
+  add_pairwise<Count / 2>(sums);
   double lanes[kLanes];
   [&]<std::size_t... L>(std::index_sequence<L...>) { ((lanes[L] = sums[0][L]), ...); }
   (std::make_index_sequence<kLanes>{});
@@ -136,6 +118,24 @@ double misaligned_read_kernel(const double* a, std::size_t n) {
   double total = lanes[0];
   for (; i < n; ++i) total += a[i];
   return total;
+}
+
+}  // namespace
+
+std::size_t vector_bytes() { return kVectorBytes; }
+
+double read_kernel(const double* a, std::size_t n) {
+  // 64 lanes: eight AVX-512 (or sixteen AVX2) registers, enough to cover a 4-cycle add latency at
+  // two vector loads per cycle, so that L1 bandwidth and not the adder bounds it. They are added
+  // pairwise at the end, six dependent adds deep. Added one after another they were a chain of 64
+  // dependent adds a call: on a 16-core Xeon node (4-cycle adds) a pass over 4 KiB took 87 ns
+  // (47 GB/s, copy 360), and over 32 KiB read ran at 144 GB/s against copy's 376.
+  return sum_in_vectors<64 / kLanes>(a, n);
+}
+
+double misaligned_read_kernel(const double* a, std::size_t n) {
+  // Eight accumulators, as read_kernel's 64 lanes: the add latency does not bound it.
+  return sum_in_vectors<8>(a, n);
 }
 
 void misaligned_write_kernel(double* a, std::size_t n, double value) {
