@@ -265,11 +265,18 @@ const profile::MemoryLevel& level_for(const profile::Profile& p, std::optional<d
 
 // The aggregate rate of `kernel` with `threads` threads over `total` bytes in all where that lies
 // between two caches' plateaus: log-log over the sweep's points there, from the inner plateau at
-// the top of its window to the outer plateau at the bottom of its own. No value where the profile
-// measured no such edge for exactly this kernel and thread count.
+// the top of its window to the outer plateau at the bottom of its own, and held between the two
+// plateaus: the rate falls from one to the other, and a point outside them ran in another state
+// of the machine (on a 2-core Zen 3 guest two threads' copy read 75 to 88 GB/s from 558 KiB to
+// 1.4 MiB, every repetition alike, against plateaus of 156 in L2 and 130 in L3; a profile of the
+// same guest an hour before read 131 to 163 there). Not always so: on a 16-core node sixteen
+// threads' copy read 658 to 678 GB/s from 512 KiB to 1.4 MiB in all, below the L2's 1035, and the
+// heat example's sweep at 16 ranks (1 MiB in all) ran that slowly too.
+// No value where the profile measured no such edge for exactly this kernel and thread count.
 struct EdgeRate {
   Span aggregate;
   std::string level, next;
+  std::string held;  // what was held at a plateau, where something was; "" otherwise
 };
 std::optional<EdgeRate> edge_rate(const profile::Profile& p, const std::string& kernel,
                                   std::uint64_t threads, double total) {
@@ -288,14 +295,31 @@ std::optional<EdgeRate> edge_rate(const profile::Profile& p, const std::string& 
   }
   if (curve.empty()) return std::nullopt;
   const std::string key = fmt::format("{}/{}", kernel, threads);
+  const profile::Quantity *inner = nullptr, *outer = nullptr;
   for (const profile::MemoryLevel& level : p.memory) {
     const auto it = level.bandwidth.find(key);
     if (it == level.bandwidth.end()) continue;
-    if (level.name == out.level) curve.emplace_back(from, &it->second);
-    if (level.name == out.next) curve.emplace_back(to, &it->second);
+    if (level.name == out.level) inner = &it->second;
+    if (level.name == out.next) outer = &it->second;
   }
+  if (inner) curve.emplace_back(from, inner);
+  if (outer) curve.emplace_back(to, outer);
   std::optional<double> beyond;
   out.aggregate = curve_at(curve, total, beyond);
+  if (inner && outer && outer->value <= inner->value) {
+    const Span top = span(*inner), bottom = span(*outer);
+    const Span measured = out.aggregate;
+    out.aggregate = {std::clamp(measured.value, bottom.value, top.value),
+                     std::clamp(measured.low, std::min(bottom.low, top.low), top.low),
+                     std::clamp(measured.high, bottom.high, std::max(bottom.high, top.high))};
+    if (measured.value < bottom.value || measured.value > top.value) {
+      out.held = fmt::format(
+          "the sweep read {} there, outside the {} and {} plateaus ({} .. {}): "
+          "taken at the nearer",
+          format_bytes_per_second(measured.value), out.level, out.next,
+          format_bytes_per_second(bottom.value), format_bytes_per_second(top.value));
+    }
+  }
   return out;
 }
 
@@ -570,6 +594,10 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n,
       memory = time_at(bytes, divided(edge->aggregate, wanted));
       memory_bound = fmt::format("{} to {} edge bandwidth ({}, {} sharing, {} in all)", edge->level,
                                  edge->next, c.access, wanted, format_bytes(*thread_set * wanted));
+      if (!edge->held.empty()) {
+        cost.notes.push_back(fmt::format("{}: {} to {} edge bandwidth ({}, {} sharing): {}", c.name,
+                                         edge->level, edge->next, c.access, wanted, edge->held));
+      }
     } else {
       std::map<int, const profile::Quantity*> by_threads;
       for (const auto& [key, q] : level->bandwidth) {

@@ -596,6 +596,35 @@ TEST(CostModel, AWorkingSetThatOutgrowsACacheTakesTheRateMeasuredAtItsSize) {
   EXPECT_NEAR(at("4194304", 1).total, 4.8e-3, 1e-12);
 }
 
+TEST(CostModel, AnEdgePointOutsideItsTwoPlateausIsHeldAtTheNearer) {
+  // The sweep read 30 GB/s [29 .. 31] at 1 MiB, below the L3's own plateau (50 GB/s): the rate
+  // falls from the L2's 100 to the L3's 50 over the edge, so that point ran in another state of
+  // the machine. 2.4e8 B take 2.4e8 / 50e9 = 4.8 ms, not 8 ms, and the prediction says why.
+  profile::Profile node = made_up_node();
+  node.cache_edges.push_back(
+      {"L2", "L3", "triad", 1, 524288, 2097152, 1048576, q(30e9, "B/s", 29e9, 31e9)});
+  const auto at_one_mib = [&] {
+    return Predictor(parse_workload("kind,name,traffic [B],access,working set [B],dop\n"
+                                    "component,triad,2.4e8,triad,1048576,1\n",
+                                    "model.csv"),
+                     node, "made-up.yaml")
+        .at(1, Scheme::full_overhead);
+  };
+  const Point low = at_one_mib();
+  EXPECT_NEAR(low.total, 4.8e-3, 1e-12);
+  ASSERT_TRUE(low.total_range);
+  EXPECT_NEAR(low.total_range->low, 4.8e-3, 1e-12);
+  EXPECT_NEAR(low.total_range->high, 4.8e-3, 1e-12);
+  EXPECT_EQ(low.costs[0].bound, "L2 to L3 edge bandwidth (triad, 1 sharing, 1 MiB in all)");
+  ASSERT_EQ(low.notes.size(), 1u);
+  EXPECT_NE(low.notes[0].find("the sweep read 30.0 GB/s there, outside the L2 and L3 plateaus"),
+            std::string::npos)
+      << low.notes[0];
+  // Above the inner plateau (130 GB/s): held at the L2's 100, 2.4 ms.
+  node.cache_edges.back().bytes_per_second = q(130e9, "B/s", 125e9, 135e9);
+  EXPECT_NEAR(at_one_mib().total, 2.4e-3, 1e-12);
+}
+
 TEST(CostModel, ASparseProductIsCostedAtTheIndexedKernelsRateEvenInL1) {
   // 0.8 GB of traffic as STREAM counts it (12 B a nonzero, 20 a row) from DRAM, at the indexed
   // kernel's 10 GB/s: 80 ms.
