@@ -309,9 +309,13 @@ std::optional<EdgeRate> edge_rate(const profile::Profile& p, const std::string& 
   if (inner && outer && outer->value <= inner->value) {
     const Span top = span(*inner), bottom = span(*outer);
     const Span measured = out.aggregate;
-    out.aggregate = {std::clamp(measured.value, bottom.value, top.value),
-                     std::clamp(measured.low, std::min(bottom.low, top.low), top.low),
-                     std::clamp(measured.high, bottom.high, std::max(bottom.high, top.high))};
+    // Each end of the range between the same ends of the two plateaus.
+    const auto hold = [](double x, double a, double b) {
+      return std::clamp(x, std::min(a, b), std::max(a, b));
+    };
+    out.aggregate = {hold(measured.value, bottom.value, top.value),
+                     hold(measured.low, bottom.low, top.low),
+                     hold(measured.high, bottom.high, top.high)};
     if (measured.value < bottom.value || measured.value > top.value) {
       out.held = fmt::format(
           "the sweep read {} there, outside the {} and {} plateaus ({} .. {}): "
@@ -917,10 +921,11 @@ Predictor::Cost Predictor::operation_cost(std::size_t index, double n) const {
       // it that the map has.
       const auto& placements = profile::kPairPlacements;
       const profile::PairClass* pair = nullptr;
-      if (across) pair = p2p.pair_class(placements.back());
-      for (auto it = std::next(placements.rbegin()); !across && !pair && it != placements.rend();
-           ++it) {
-        pair = p2p.pair_class(*it);
+      if (across) {
+        pair = p2p.pair_class(placements.back());
+      } else {
+        for (auto it = std::next(placements.rbegin()); !pair && it != placements.rend(); ++it)
+          pair = p2p.pair_class(*it);
       }
       const std::optional<double> rate =
           pair ? pair->transfer_rate(pair->latency.value, pair->bandwidth.value) : std::nullopt;

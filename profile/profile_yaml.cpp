@@ -614,9 +614,13 @@ PointToPoint read_point_to_point(const Reader& r, const YAML::Node& node) {
       c.placement = r.text(list[i]["placement"], path + ".placement");
       if (std::find(kPairPlacements.begin(), kPairPlacements.end(), c.placement) ==
           kPairPlacements.end()) {
+        std::string known;  // "same-core, ..., same-node or other-node"
+        for (std::size_t k = 0; k < kPairPlacements.size(); ++k) {
+          known += k == 0 ? "" : k + 1 == kPairPlacements.size() ? " or " : ", ";
+          known += kPairPlacements[k];
+        }
         r.fail(list[i]["placement"], path + ".placement",
-               "expected same-core, same-numa, same-socket, same-node or other-node, found '" +
-                   c.placement + "'");
+               "expected " + known + ", found '" + c.placement + "'");
       }
       c.pairs = r.count(list[i]["pairs"], path + ".pairs");
       c.latency_bytes = r.non_negative(list[i]["latency_bytes"], path + ".latency_bytes");

@@ -1094,10 +1094,10 @@ TEST(CheckRunner, StopsARunPastItsTimeLimitAndWhatItStarted) {
   EXPECT_EQ(seconds_in(stopped.output, "sh"), std::vector<double>{0.5});
   EXPECT_EQ(stopped.output.find("late"), std::string::npos);
 
-  const RunOutput stubborn = runner({"sh", "-c", "trap '' TERM; sleep 30"});
-  EXPECT_TRUE(stubborn.timed_out);
-  EXPECT_TRUE(stubborn.exit.signaled);
-  EXPECT_EQ(stubborn.exit.code, SIGKILL);
+  const RunOutput ignoring_term = runner({"sh", "-c", "trap '' TERM; sleep 30"});
+  EXPECT_TRUE(ignoring_term.timed_out);
+  EXPECT_TRUE(ignoring_term.exit.signaled);
+  EXPECT_EQ(ignoring_term.exit.code, SIGKILL);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
 
   const RunOutput quick = runner({"sh", "-c", "echo '{\"seconds\": 0.1}'"});

@@ -42,8 +42,8 @@ check() {
   echo "== $name on $profile" >&2
   # shellcheck disable=SC2086 # the options split into words
   "$build/bin/sonde" check "$spreadsheet" --machine "$profile" "${points[@]}" --repetitions 5 \
-      --components --time-limit 10m ${SONDE_CHECK_OPTIONS:-} --csv "$records/$name.csv" --json "$records/$name.json" \
-      -- "$@" || status=1
+      --components --time-limit 10m ${SONDE_CHECK_OPTIONS:-} --csv "$records/$name.csv" \
+      --json "$records/$name.json" -- "$@" || status=1
 }
 bin=$build/bin
 r=(--repetitions '{repetitions}')

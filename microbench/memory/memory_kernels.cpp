@@ -1,7 +1,6 @@
 #include "microbench/memory/memory_kernels.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <stdexcept>
 #include <utility>
@@ -32,29 +31,6 @@ std::optional<StreamKernel> stream_kernel_named(std::string_view name) {
   }
   return std::nullopt;
 }
-
-namespace {
-
-// values[j] += values[j + Width] for j < Width, then the same for Width / 2, down to 1: a pairwise
-// sum into values[0]. Every index is known when compiling: an array indexed by a loop's counter
-// was cleared with a call to memset (GCC 12, -march=znver3), which the kernels must not make.
-template <std::size_t Width, typename T, std::size_t Count>
-void add_pairwise(T (&values)[Count]) {
-  if constexpr (Width > 0) {
-    [&]<std::size_t... J>(std::index_sequence<J...>) { ((values[J] += values[J + Width]), ...); }
-    (std::make_index_sequence<Width>{});
-    add_pairwise<Width / 2>(values);
-  }
-}
-
-// Sets every element to zero, each by its own store (not a loop that becomes memset).
-template <typename T, std::size_t Count>
-void set_zero(T (&values)[Count]) {
-  [&]<std::size_t... J>(std::index_sequence<J...>) { ((values[J] = T{}), ...); }
-  (std::make_index_sequence<Count>{});
-}
-
-}  // namespace
 
 // The streaming loops are unrolled: with one vector per trip, the loop's own compare and branch
 // kept L1 bandwidth 10 to 20% below likwid-bench's hand-written kernels on this machine.
@@ -94,6 +70,25 @@ constexpr std::size_t kLanes = kVectorBytes / sizeof(double);
 // which faults on a misaligned address.)
 typedef double Vector __attribute__((vector_size(kVectorBytes)));
 typedef double LooseVector __attribute__((vector_size(kVectorBytes), aligned(8), may_alias));
+
+// values[j] += values[j + Width] for j < Width, then the same for Width / 2, down to 1: a pairwise
+// sum into values[0]. Every index is known when compiling: an array indexed by a loop's counter
+// was cleared with a call to memset (GCC 12, -march=znver3), which the kernels must not make.
+template <std::size_t Width, typename T, std::size_t Count>
+void add_pairwise(T (&values)[Count]) {
+  if constexpr (Width > 0) {
+    [&]<std::size_t... J>(std::index_sequence<J...>) { ((values[J] += values[J + Width]), ...); }
+    (std::make_index_sequence<Width>{});
+    add_pairwise<Width / 2>(values);
+  }
+}
+
+// Sets every element to zero, each by its own store (not a loop that becomes memset).
+template <typename T, std::size_t Count>
+void set_zero(T (&values)[Count]) {
+  [&]<std::size_t... J>(std::index_sequence<J...>) { ((values[J] = T{}), ...); }
+  (std::make_index_sequence<Count>{});
+}
 
 // The sum of a[0 .. n) in Count vector accumulators, each loaded as written (one vector load,
 // whatever the address), then the accumulators and one vector's lanes added pairwise, in
