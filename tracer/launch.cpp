@@ -86,15 +86,17 @@ std::string joined(const std::vector<std::string>& words) {
   return text;
 }
 
-// The address sanitizer's runtime where this sonde runs with it (a sanitizer build), or "". The
-// tracer beside such a sonde is built with it too, and the runtime must come before every other
-// library of a program: it is preloaded first.
+// The address sanitizer's runtime where this sonde runs with it (a sanitizer build: GCC's
+// libasan.so, clang's libclang_rt.asan-<arch>.so), or "". The tracer beside such a sonde is built
+// with it too, and the runtime must come before every other library of a program: it is preloaded
+// first.
 std::string sanitizer_runtime() {
   std::string found;
   dl_iterate_phdr(
       [](dl_phdr_info* info, std::size_t, void* data) {
         const std::string name = info->dlpi_name != nullptr ? info->dlpi_name : "";
-        if (std::filesystem::path(name).filename().string().rfind("libasan.so", 0) != 0) return 0;
+        const std::string file = std::filesystem::path(name).filename().string();
+        if (file.rfind("libasan.so", 0) != 0 && file.rfind("libclang_rt.asan-", 0) != 0) return 0;
         *static_cast<std::string*>(data) = name;
         return 1;
       },

@@ -2,35 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
 #include <utility>
 
 namespace sonde::microbench {
-
-const std::vector<KernelTraffic>& stream_kernels() {
-  static const std::vector<KernelTraffic> table{
-      {StreamKernel::read, "read", 1, 1, 0, 1, "s += a[i]"},
-      {StreamKernel::write, "write", 1, 0, 1, 0, "a[i] = s"},
-      {StreamKernel::copy, "copy", 2, 1, 1, 0, "c[i] = a[i]"},
-      {StreamKernel::triad, "triad", 3, 2, 1, 2, "a[i] = b[i] + s * c[i]"},
-      {StreamKernel::update, "update", 2, 2, 1, 2, "a[i] += s * b[i]"},
-  };
-  return table;
-}
-
-const KernelTraffic& traffic_of(StreamKernel kernel) {
-  for (const KernelTraffic& entry : stream_kernels()) {
-    if (entry.kernel == kernel) return entry;
-  }
-  throw std::logic_error("unknown stream kernel");
-}
-
-std::optional<StreamKernel> stream_kernel_named(std::string_view name) {
-  for (const KernelTraffic& entry : stream_kernels()) {
-    if (entry.name == name) return entry.kernel;
-  }
-  return std::nullopt;
-}
 
 // The streaming loops are unrolled: with one vector per trip, the loop's own compare and branch
 // kept L1 bandwidth 10 to 20% below likwid-bench's hand-written kernels on this machine.

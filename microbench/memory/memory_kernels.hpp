@@ -31,6 +31,7 @@ struct KernelTraffic {
   unsigned bytes_per_element() const { return 8 * (loads + stores); }
 };
 
+// The table (stream_traffic.cpp, apart from the kernels).
 const std::vector<KernelTraffic>& stream_kernels();
 const KernelTraffic& traffic_of(StreamKernel kernel);
 std::optional<StreamKernel> stream_kernel_named(std::string_view name);
