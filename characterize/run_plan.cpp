@@ -251,10 +251,11 @@ std::vector<Effort> effort_ladder() {
   e.points_per_octave = 1;
   e.max_thread_counts = 4;
   ladder.push_back(e);
-  e.name = "quarter time, no update or indexed kernel";
+  e.name = "quarter time, no update, indexed or stencil kernel";
   e.min_time_scale = 0.25;
   e.update_kernel = false;
   e.indexed_kernel = false;
+  e.stencil_kernel = false;
   e.dense_points_per_octave = 2;
   e.sweep_beyond_last_level = 4;
   e.dram_beyond_last_level = 2;

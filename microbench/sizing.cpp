@@ -407,7 +407,8 @@ nlohmann::json to_json(const Sizing& sizing) {
             {"sweep_beyond_last_level", e.sweep_beyond_last_level},
             {"dram_beyond_last_level", e.dram_beyond_last_level},
             {"update_kernel", e.update_kernel},
-            {"indexed_kernel", e.indexed_kernel}}},
+            {"indexed_kernel", e.indexed_kernel},
+            {"stencil_kernel", e.stencil_kernel}}},
           {"notes", sizing.notes}};
 }
 
@@ -469,6 +470,7 @@ Sizing sizing_from_json(const nlohmann::json& json, const std::string& where) {
     // Absent from the sizing files of runs made before the kernel existed.
     effort.update_kernel = (key = "effort.update_kernel", e.value("update_kernel", true));
     effort.indexed_kernel = (key = "effort.indexed_kernel", e.value("indexed_kernel", true));
+    effort.stencil_kernel = (key = "effort.stencil_kernel", e.value("stencil_kernel", true));
     sizing.notes = (key = "notes", json.at(key).get<std::vector<std::string>>());
   } catch (const nlohmann::json::exception& e) {
     throw input_error(where, fmt::format("{}: missing or of the wrong type ({})", key, e.what()));

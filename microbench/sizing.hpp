@@ -47,6 +47,8 @@ struct Effort {
   bool update_kernel = true;
   // The indexed kernel (a sparse matrix-vector product), likewise ('indexed' then refused).
   bool indexed_kernel = true;
+  // The stencil kernel (a three-point stencil), likewise ('stencil' then refused).
+  bool stencil_kernel = true;
 
   bool operator==(const Effort&) const = default;
 };

@@ -195,7 +195,10 @@ struct CacheEdgePoint {
 // 80 B counted) 108/80 and 8/80: three loads a nonzero (column 4 B, value 8, x 8), two row starts
 // and the store of y. Spreadsheets name one as the `access` their traffic resembles. The indexed
 // kernel's rate holds more than its loads and stores (each row's dependent adds, loads that wait
-// for loaded indices), so even from L1 its traffic is priced at its rate.
+// for loaded indices), so even from L1 its traffic is priced at its rate. The stencil (a
+// three-point stencil, 16 B counted a point) 3/2 and 1/2: three neighbour loads and one store; its
+// rate holds how its neighbour loads overlap its transfers, so from L1 too it is priced at its
+// rate.
 struct StreamingKernel {
   std::string_view name;
   double l1_loaded_per_byte;
@@ -204,7 +207,7 @@ struct StreamingKernel {
 };
 const std::vector<StreamingKernel>& streaming_kernels();
 const StreamingKernel* streaming_kernel(std::string_view name);  // nullptr: no such kernel
-std::string streaming_kernel_names();                            // "read, write, ... or indexed"
+std::string streaming_kernel_names();                            // "read, write, ... or stencil"
 
 // A bandwidth key "kernel/threads" taken apart: "triad/2" is triad with 2 threads; a key without
 // a thread count (a transcribed "bus") is its own kernel, with 0 threads.

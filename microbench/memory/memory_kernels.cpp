@@ -29,6 +29,12 @@ void update_kernel(double* __restrict a, const double* __restrict b, double scal
   for (std::size_t i = 0; i < n; ++i) a[i] += scalar * b[i];
 }
 
+void stencil_kernel(double* __restrict b, const double* __restrict a, double scalar,
+                    std::size_t n) {
+#pragma GCC unroll 8
+  for (std::size_t i = 1; i + 1 < n; ++i) b[i] = a[i] + scalar * (a[i - 1] - 2 * a[i] + a[i + 1]);
+}
+
 namespace {
 #if defined(__AVX512F__)
 constexpr std::size_t kVectorBytes = 64;

@@ -15,7 +15,7 @@ namespace sonde::microbench {
 
 // ---- Streaming kernels (STREAM's and BabelStream's, with a pure read added) ----
 
-enum class StreamKernel { read, write, copy, triad, update };
+enum class StreamKernel { read, write, copy, triad, update, stencil };
 
 // What a kernel does per element, as the kernel counts it: write-allocate traffic and prefetches
 // are the hardware's business and are not counted (as STREAM does not).
@@ -48,6 +48,13 @@ void triad_kernel(double* __restrict a, const double* __restrict b, const double
 // a[i] += scalar * b[i]: an update in place, as an axpy. Its store goes to the line its load just
 // brought, so unlike the triad's it costs no write-allocate read: 24 B move for the 24 counted.
 void update_kernel(double* __restrict a, const double* __restrict b, double scalar, std::size_t n);
+// b[i] = a[i] + scalar * (a[i - 1] - 2 a[i] + a[i + 1]) for 0 < i < n - 1: a three-point stencil
+// (one explicit step of the heat equation, a Jacobi sweep). A code pattern of the kernel library
+// (Fahringer and Pozgaj (2000) hold pre-measured patterns beside single operations): what it costs
+// is what a loop of its neighbour loads (two of them misaligned, all hitting the line the first
+// brought) overlapped with its transfers costs, which no sum or maximum of the streaming kernels'
+// and the L1 rates gave on three CPUs. STREAM counts it as a copy: 8 B loaded and 8 stored a point.
+void stencil_kernel(double* __restrict b, const double* __restrict a, double scalar, std::size_t n);
 // ---- Misaligned streams: vector loads and stores at addresses not a multiple of their width ----
 
 // The widest vector this build's kernels use (64 B with AVX-512, 32 with AVX, else 16).

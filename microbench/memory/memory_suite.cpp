@@ -322,6 +322,9 @@ double initial_c(std::size_t i) { return static_cast<double>(i % 7); }
 constexpr double kTriadScalar = 3.0;
 constexpr double kUpdateScalar = 1.0;
 constexpr double kWriteValue = 2.5;
+// With a[i] = i mod 1024 every sum the stencil makes is a small whole number times a quarter: exact
+// in any order of evaluation, so its result is checked against the formula computed here.
+constexpr double kStencilScalar = 0.25;
 
 // Like the chase, the team and arrays of one bandwidth benchmark serve all its repetitions (and
 // Google Benchmark's runs that size the iteration count): every kernel but the update gives the
@@ -386,6 +389,7 @@ void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, std::uint
   const std::vector<unsigned> cores = first_cores(threads);
   for (const KernelTraffic& traffic : stream_kernels()) {
     if (traffic.kernel == StreamKernel::update && !plan.update_kernel) continue;
+    if (traffic.kernel == StreamKernel::stencil && !plan.stencil_kernel) continue;
     // Elements per thread and array, a whole number of 64-byte blocks.
     const std::size_t per_thread =
         std::max<std::size_t>(8, requested / (8ull * traffic.arrays * threads) / 8 * 8);
@@ -438,6 +442,10 @@ void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, std::uint
                 a[i] = initial_a(i);
                 b[i] = initial_c(i) + 1;
                 break;
+              case StreamKernel::stencil:
+                a[i] = initial_a(i);
+                b[i] = -1.0;
+                break;
             }
           }
         });
@@ -466,6 +474,9 @@ void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, std::uint
               update_kernel(a + lo, b + lo, kUpdateScalar, per_thread);
               setup.updates[member].value += 1;
               break;
+            case StreamKernel::stencil:
+              stencil_kernel(b + lo, a + lo, kStencilScalar, per_thread);
+              break;
           }
           benchmark::ClobberMemory();
         }
@@ -491,6 +502,15 @@ void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, std::uint
             right = a[i] == initial_a(i) + setup.updates[i / per_thread].value * kUpdateScalar *
                                                (initial_c(i) + 1);
             break;
+          case StreamKernel::stencil: {  // each slice's first and last point stay as they were
+            const std::size_t at = i % per_thread;
+            right = at == 0 || at + 1 == per_thread
+                        ? b[i] == -1.0
+                        : b[i] == initial_a(i) +
+                                      kStencilScalar *
+                                          (initial_a(i - 1) - 2 * initial_a(i) + initial_a(i + 1));
+            break;
+          }
         }
       }
       if (traffic.kernel == StreamKernel::read) {
@@ -502,14 +522,18 @@ void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, std::uint
             fmt::format("the {} kernel computed a wrong result", traffic.name).c_str());
         return;
       }
+      // The stencil computes every point of a thread's slice but its first and last.
+      const std::size_t computed =
+          traffic.kernel == StreamKernel::stencil ? n - 2 * static_cast<std::size_t>(threads) : n;
       state.counters["bytes_per_second"] = benchmark::Counter(
-          static_cast<double>(traffic.bytes_per_element()) * static_cast<double>(n * passes),
+          static_cast<double>(traffic.bytes_per_element()) * static_cast<double>(computed * passes),
           benchmark::Counter::kIsIterationInvariantRate);
-      record_counts(state, team.counted(), "element", static_cast<double>(n * passes), derived);
+      record_counts(state, team.counted(), "element", static_cast<double>(computed * passes),
+                    derived);
       if (traffic.flops > 0) {
-        state.counters["flops_per_second"] =
-            benchmark::Counter(static_cast<double>(traffic.flops) * static_cast<double>(n * passes),
-                               benchmark::Counter::kIsIterationInvariantRate);
+        state.counters["flops_per_second"] = benchmark::Counter(
+            static_cast<double>(traffic.flops) * static_cast<double>(computed * passes),
+            benchmark::Counter::kIsIterationInvariantRate);
       }
     };
     register_benchmark(registry, name, run,
@@ -1109,6 +1133,7 @@ MemorySuitePlan plan_memory_suite(const MemorySuiteOptions& options, const Topol
   plan.quick = options.common.quick;
   plan.update_kernel = options.common.quick || sizing.effort.update_kernel;
   plan.indexed_kernel = options.common.quick || sizing.effort.indexed_kernel;
+  plan.stencil_kernel = options.common.quick || sizing.effort.stencil_kernel;
   plan.seed = options.seed;
   if (const auto line = topology.line_bytes()) {
     plan.line_bytes = *line;

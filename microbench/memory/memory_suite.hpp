@@ -53,6 +53,7 @@ struct MemorySuitePlan {
   bool quick = false;
   bool update_kernel = true;   // the effort's choice (Effort::update_kernel)
   bool indexed_kernel = true;  // the effort's choice (Effort::indexed_kernel)
+  bool stencil_kernel = true;  // the effort's choice (Effort::stencil_kernel)
 };
 
 // Throws a usage Error naming the option for a working set below one cache line, more threads

@@ -188,6 +188,24 @@ TEST(StreamKernels, TrafficTableMatchesTheFormulas) {
   EXPECT_EQ(stream_kernel_named("update"), StreamKernel::update);
   EXPECT_EQ(stream_kernel_named("copy"), StreamKernel::copy);
   EXPECT_FALSE(stream_kernel_named("scale").has_value());
+  // The stencil is counted as STREAM counts a copy: one point loaded and one stored, 5 flops.
+  EXPECT_EQ(traffic_of(StreamKernel::stencil).bytes_per_element(), 16u);
+  EXPECT_EQ(traffic_of(StreamKernel::stencil).arrays, 2u);
+  EXPECT_EQ(traffic_of(StreamKernel::stencil).flops, 5u);
+  EXPECT_EQ(stream_kernel_named("stencil"), StreamKernel::stencil);
+}
+
+TEST(StreamKernels, StencilTakesTheSecondDifferenceInsideAndLeavesTheEndsAlone) {
+  for (std::size_t n : {0u, 1u, 2u, 3u, 9u, 64u, 65u, 1001u}) {
+    // a[i] = i^2: its second difference is 2 everywhere, so b[i] = i^2 + 0.25 * 2 inside.
+    std::vector<double> a(n), b(n, -1.0);
+    for (std::size_t i = 0; i < n; ++i) a[i] = static_cast<double>(i * i);
+    stencil_kernel(b.data(), a.data(), 0.25, n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const bool end = i == 0 || i + 1 == n;
+      ASSERT_EQ(b[i], end ? -1.0 : a[i] + 0.5) << "n " << n << ", i " << i;
+    }
+  }
 }
 
 }  // namespace
