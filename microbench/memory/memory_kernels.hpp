@@ -27,6 +27,7 @@ struct KernelTraffic {
   unsigned stores;  // 8-byte stores per element
   unsigned flops;   // floating-point operations per element
   std::string_view formula;
+  unsigned ends = 0;  // points at each end of a thread's slice that it reads but does not compute
 
   unsigned bytes_per_element() const { return 8 * (loads + stores); }
 };

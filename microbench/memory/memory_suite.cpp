@@ -502,9 +502,9 @@ void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, std::uint
             right = a[i] == initial_a(i) + setup.updates[i / per_thread].value * kUpdateScalar *
                                                (initial_c(i) + 1);
             break;
-          case StreamKernel::stencil: {  // each slice's first and last point stay as they were
+          case StreamKernel::stencil: {  // each slice's ends stay as they were
             const std::size_t at = i % per_thread;
-            right = at == 0 || at + 1 == per_thread
+            right = at < traffic.ends || at + traffic.ends >= per_thread
                         ? b[i] == -1.0
                         : b[i] == initial_a(i) +
                                       kStencilScalar *
@@ -522,9 +522,8 @@ void register_bandwidth(const MemorySuitePlan& plan, unsigned threads, std::uint
             fmt::format("the {} kernel computed a wrong result", traffic.name).c_str());
         return;
       }
-      // The stencil computes every point of a thread's slice but its first and last.
-      const std::size_t computed =
-          traffic.kernel == StreamKernel::stencil ? n - 2 * static_cast<std::size_t>(threads) : n;
+      // The points computed: a stencil leaves each slice's ends alone.
+      const std::size_t computed = n - 2 * std::size_t{traffic.ends} * threads;
       state.counters["bytes_per_second"] = benchmark::Counter(
           static_cast<double>(traffic.bytes_per_element()) * static_cast<double>(computed * passes),
           benchmark::Counter::kIsIterationInvariantRate);

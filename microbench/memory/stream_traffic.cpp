@@ -15,7 +15,7 @@ const std::vector<KernelTraffic>& stream_kernels() {
       {StreamKernel::triad, "triad", 3, 2, 1, 2, "a[i] = b[i] + s * c[i]"},
       {StreamKernel::update, "update", 2, 2, 1, 2, "a[i] += s * b[i]"},
       {StreamKernel::stencil, "stencil", 2, 1, 1, 5,
-       "b[i] = a[i] + s * (a[i - 1] - 2 a[i] + a[i + 1])"},
+       "b[i] = a[i] + s * (a[i - 1] - 2 a[i] + a[i + 1])", 1},
   };
   return table;
 }
