@@ -491,11 +491,14 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
   const bool probe_drift = std::any_of(suites.begin(), suites.end(),
                                        [](const SuiteRun& run) { return run.suite == "memory"; });
   const std::filesystem::path drift_path = drift_log_path(outcome.run_folder);
-  // Two cores alone (the first and the last), up to 8 at once, no chase.
+  // Two cores alone (the first and the last), up to 8 at once, no chase; the in-core read over
+  // half the first data cache hwloc reports.
+  const std::uint64_t first_cache =
+      topology.data_caches().empty() ? 0 : topology.data_caches().front().size_bytes;
   const ProbeSizes drift_sizes{
       dram_probe_bytes(static_cast<double>(plan.sizing.dram_side_last_level_bytes(topology)),
                        plan.sizing.usable.bytes),
-      0, 64, 2};
+      0, 64, 2, first_cache / 2 / 8 * 8};
   std::optional<std::chrono::steady_clock::time_point> last_drift_probe;
   bool drift_probe_failed = false;  // one failure ends the probing: no warning before each part
   std::string last_part;

@@ -4,10 +4,10 @@
 // minute while programs were checked against the profile. A plateau measured over a few seconds
 // then carries an interval of a few percent that says nothing of that. So the run probes the
 // machine (microbench/machine_probe.hpp: a DRAM triad on the first and the last core, then on up
-// to 8 cores at once, and the dependent add) at its start, around each memory bandwidth part and
-// every minute between the others, into drift.json beside the results; the fit widens the intervals
-// of the memory's bandwidths to what the probes saw, moves a figure measured in an unusual state to
-// the run's usual one, and says so in each figure's note.
+// to 8 cores at once, the dependent add, and a read that stays in the first cache) at its start,
+// around each memory bandwidth part and every minute between the others, into drift.json beside the
+// results; the fit widens the intervals of the memory's bandwidths to what the probes saw, moves a
+// figure measured in an unusual state to the run's usual one, and says so in each figure's note.
 #pragma once
 
 #include <filesystem>
@@ -56,13 +56,15 @@ void append_drift_log(const std::filesystem::path& path, const DriftProbe& probe
 // beside the part lies within 15% of its triad, the part's kernels tell: if each q-thread figure
 // over its one-thread figure lies within the square root of the run's state ratio of the others,
 // the part ran in one state, its own triad's; if not, the state changed during the part: nothing
-// moves, and the intervals span value x slowest / fastest .. value x fastest / slowest. Returns a
-// line for each thread count changed.
+// moves, and the intervals span value x slowest / fastest .. value x fastest / slowest. The first
+// cache level's bandwidths (every kernel and thread count) widen to the spread of the probes'
+// in-core reads, value x slowest / median .. value x fastest / median, with three reads or more;
+// their values stay. Returns a line for each thread count changed and one for the first level.
 std::vector<std::string> account_for_drift(profile::Profile& profile,
                                            const std::vector<DriftProbe>& probes);
 
 // The probes as a short table for the console: each probe's time, the part it followed, the
-// one-core triads, the all-cores triad and the add latency.
+// one-core triads, the all-cores triad, the add latency and the in-core reads.
 std::string format_drift(const std::vector<DriftProbe>& probes);
 
 }  // namespace sonde::characterize

@@ -95,6 +95,14 @@ std::string chase_bytes_text(const Record& r) {
   return chased ? std::to_string(chased->chase_bytes) : std::string();
 }
 
+// The size of the probe's in-core read, as CSV text; "" where it ran none.
+std::string l1_bytes_text(const Record& r) {
+  for (const MachineSample& s : r.machine_now) {
+    if (s.l1_bytes > 0) return std::to_string(s.l1_bytes);
+  }
+  return "";
+}
+
 // How many cores the probe ran on at once, as CSV text; "" where it did not.
 std::string at_once_threads_text(const Record& r) {
   for (const MachineSample& s : r.machine_now) {
@@ -452,15 +460,20 @@ std::map<std::pair<std::string, int>, std::vector<MachineSample>> recorded_machi
       s.add_latency_seconds = number("add_latency_seconds", true);
       s.dram_chase_seconds = number("dram_chase_seconds", true);
       s.chase_bytes = static_cast<std::uint64_t>(number("chase_bytes", true));
+      // Records written before the probe read L1 have neither: 0, not timed.
+      s.l1_read_bytes_per_second = number("l1_read_bytes_per_second", true);
+      s.l1_bytes = static_cast<std::uint64_t>(number("l1_bytes", true));
       if (s.threads < 1) throw input_error(path, field + ".threads: expected at least 1");
       if (s.when != "before" && s.when != "after") {
         throw input_error(
             path, fmt::format("{}.when: {}; expected before or after", field, shown(s.when)));
       }
-      if (s.dram_triad_bytes_per_second < 0) {
-        throw input_error(path, fmt::format("{}.dram_triad_bytes_per_second: {}; expected a rate "
-                                            ">= 0 (0: not measured)",
-                                            field, s.dram_triad_bytes_per_second));
+      if (s.dram_triad_bytes_per_second < 0 || s.l1_read_bytes_per_second < 0) {
+        const bool triad = s.dram_triad_bytes_per_second < 0;
+        throw input_error(
+            path, fmt::format("{}.{}: {}; expected a rate >= 0 (0: not measured)", field,
+                              triad ? "dram_triad_bytes_per_second" : "l1_read_bytes_per_second",
+                              triad ? s.dram_triad_bytes_per_second : s.l1_read_bytes_per_second));
       }
       list.push_back(std::move(s));
     }
@@ -742,6 +755,10 @@ std::string records_csv(const std::vector<Record>& records) {
                                "dram_chase_now_low_seconds",
                                "dram_chase_now_high_seconds",
                                "profile_dram_chase_seconds",
+                               "l1_read_bytes",
+                               "l1_read_now_low_bytes_per_second",
+                               "l1_read_now_high_bytes_per_second",
+                               "profile_l1_read_bytes_per_second",
                                "predicted_in_state_now_seconds",
                                "error_ratio_in_state_now",
                                "state_now_notes"});
@@ -782,6 +799,10 @@ std::string records_csv(const std::vector<Record>& records) {
          now_text(r, &MachineSample::dram_chase_seconds, false),
          now_text(r, &MachineSample::dram_chase_seconds, true),
          r.profile_dram_chase ? number_text(r.profile_dram_chase->value) : "",
+         l1_bytes_text(r),
+         now_text(r, &MachineSample::l1_read_bytes_per_second, false),
+         now_text(r, &MachineSample::l1_read_bytes_per_second, true),
+         r.profile_l1_read ? number_text(r.profile_l1_read->value) : "",
          r.predicted_in_state_now ? number_text(*r.predicted_in_state_now) : "",
          r.error_ratio_in_state_now ? number_text(*r.error_ratio_in_state_now) : "",
          fmt::format("{}", fmt::join(r.state_now_notes, "; "))});
@@ -830,7 +851,11 @@ nlohmann::json records_json(const std::vector<Record>& records, bool complete,
               s.threads > 1 ? nlohmann::json(nullptr) : nlohmann::json(s.add_latency_seconds)},
              {"dram_chase_seconds",
               s.chase_bytes > 0 ? nlohmann::json(s.dram_chase_seconds) : nlohmann::json(nullptr)},
-             {"chase_bytes", s.chase_bytes}});
+             {"chase_bytes", s.chase_bytes},
+             {"l1_read_bytes_per_second", s.l1_bytes > 0
+                                              ? nlohmann::json(s.l1_read_bytes_per_second)
+                                              : nlohmann::json(nullptr)},
+             {"l1_bytes", s.l1_bytes}});
       }
       j["machine_now"] = {
           {"samples", samples},
@@ -842,7 +867,9 @@ nlohmann::json records_json(const std::vector<Record>& records, bool complete,
            r.profile_dram_triad_at_once ? nlohmann::json(r.profile_dram_triad_at_once->value)
                                         : nullptr},
           {"profile_dram_chase_seconds",
-           r.profile_dram_chase ? nlohmann::json(r.profile_dram_chase->value) : nullptr}};
+           r.profile_dram_chase ? nlohmann::json(r.profile_dram_chase->value) : nullptr},
+          {"profile_l1_read_bytes_per_second",
+           r.profile_l1_read ? nlohmann::json(r.profile_l1_read->value) : nullptr}};
     }
     if (r.predicted_in_state_now) {
       j["predicted_in_state_now_seconds"] = finite_or_null(*r.predicted_in_state_now);
@@ -1018,7 +1045,7 @@ void probe_machine_now(Record& r, const Probe& probe, const ProbeSizes& sizes, c
     r.notes.push_back(note);
     return;
   }
-  std::vector<std::string> triads, adds, chases;
+  std::vector<std::string> triads, adds, chases, l1_reads;
   std::string at_once;
   std::uint64_t chased_bytes = 0;  // as the samples ran it: whole lines
   for (MachineSample& s : samples) {
@@ -1034,15 +1061,22 @@ void probe_machine_now(Record& r, const Probe& probe, const ProbeSizes& sizes, c
         chased_bytes = s.chase_bytes;
         chases.push_back(fmt::format("core {} {:.3g} ns", s.core, s.dram_chase_seconds * 1e9));
       }
+      if (s.l1_bytes > 0) {
+        l1_reads.push_back(
+            fmt::format("core {} {:.1f} GB/s", s.core, s.l1_read_bytes_per_second / 1e9));
+      }
     }
     r.machine_now.push_back(std::move(s));
   }
-  log << fmt::format("sonde check: machine {}: DRAM triad (1 thread) {}{}; add latency {}{}\n",
-                     when, fmt::join(triads, ", "), at_once, fmt::join(adds, ", "),
-                     chases.empty() ? std::string()
-                                    : fmt::format("; chase over {} {}",
-                                                  format_bytes(static_cast<double>(chased_bytes)),
-                                                  fmt::join(chases, ", ")));
+  log << fmt::format(
+      "sonde check: machine {}: DRAM triad (1 thread) {}{}; add latency {}{}{}\n", when,
+      fmt::join(triads, ", "), at_once, fmt::join(adds, ", "),
+      chases.empty()
+          ? std::string()
+          : fmt::format("; chase over {} {}", format_bytes(static_cast<double>(chased_bytes)),
+                        fmt::join(chases, ", ")),
+      l1_reads.empty() ? std::string()
+                       : fmt::format("; in-core read {}", fmt::join(l1_reads, ", ")));
 }
 
 // The phases one run recorded under `prefix`, set against the point's rows (its components), and
@@ -1077,6 +1111,7 @@ void set_against_profile(Record& r, const PlannedPoint& point, const profile::Pr
                          const CheckOptions& o, const predict::PredictOptions& predict_options) {
   if (const profile::Quantity* q = profile_dram_triad(target)) r.profile_dram_triad = *q;
   if (const profile::Quantity* q = profile_add_latency(target)) r.profile_add_latency = *q;
+  if (const profile::Quantity* q = profile_l1_read(target)) r.profile_l1_read = *q;
   if (const MachineSample* chased = first_chased(r)) {
     if (const profile::Quantity* q = profile_dram_chase(target, chased->chase_bytes)) {
       r.profile_dram_chase = *q;
@@ -1145,7 +1180,7 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
   if (probe) {
     const std::uint64_t memory = memory_available();
     probe_sizes = {probe_bytes(target, memory), probe_chase_bytes(target, memory),
-                   probe_line_bytes(target)};
+                   probe_line_bytes(target), 8, probe_l1_bytes(target)};
   }
   std::optional<PhaseFolder> phase_folder;
   if (o.components) {

@@ -174,6 +174,8 @@ struct Record {
   std::optional<profile::Quantity> profile_dram_triad_at_once;
   // the profile's one-thread random chase at the size the probe chased
   std::optional<profile::Quantity> profile_dram_chase;
+  // the first cache level's one-thread read, set against the probe's in-core read
+  std::optional<profile::Quantity> profile_l1_read;
   std::vector<ComponentCheck> components;  // with --components, where the program marked phases
   // P priced again in the memory state the probes saw around the runs (probe.hpp,
   // profile_in_state_now), and its E: what the model gives where the machine's state is known.

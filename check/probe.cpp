@@ -96,6 +96,19 @@ std::uint64_t probe_chase_bytes(const profile::Profile& target, std::uint64_t me
   return largest;
 }
 
+std::uint64_t probe_l1_bytes(const profile::Profile& target) {
+  if (target.memory.size() < 2) return 0;  // no cache: the first level is the memory
+  const profile::MemoryLevel& first = target.memory.front();
+  double capacity = first.capacity_bytes ? static_cast<double>(*first.capacity_bytes) : 0.0;
+  if (first.detected_capacity && first.detected_capacity->value > 0) {
+    capacity = capacity > 0 ? std::min(capacity, first.detected_capacity->value)
+                            : first.detected_capacity->value;
+  }
+  // Whole doubles, 1 KiB at least (probe_core's floor).
+  const auto half = static_cast<std::uint64_t>(capacity / 2) / 8 * 8;
+  return half >= 1024 ? half : 0;
+}
+
 unsigned probe_line_bytes(const profile::Profile& target) {
   if (!target.memory.empty() && target.memory.front().line_bytes) {
     return static_cast<unsigned>(*target.memory.front().line_bytes);
@@ -122,6 +135,13 @@ const profile::Quantity* profile_add_latency(const profile::Profile& target) {
   return it == target.compute.kernels.end() ? nullptr : &it->second;
 }
 
+const profile::Quantity* profile_l1_read(const profile::Profile& target) {
+  if (target.memory.size() < 2) return nullptr;
+  const auto& bandwidth = target.memory.front().bandwidth;
+  const auto it = bandwidth.find("read/1");
+  return it == bandwidth.end() ? nullptr : &it->second;
+}
+
 std::vector<std::string> drift_notes(const profile::Profile& target,
                                      const std::vector<MachineSample>& samples) {
   std::vector<std::string> notes;
@@ -142,6 +162,12 @@ std::vector<std::string> drift_notes(const profile::Profile& target,
       "add latency", profile_add_latency(target), alone,
       [](const MachineSample& s) { return s.add_latency_seconds; }, time_text, false);
   if (!add.empty()) notes.push_back(add);
+  if (!target.memory.empty()) {
+    const std::string l1 = off_the_profile(
+        fmt::format("{} read (1 thread)", target.memory.front().name), profile_l1_read(target),
+        alone, [](const MachineSample& s) { return s.l1_read_bytes_per_second; }, rate_text, true);
+    if (!l1.empty()) notes.push_back(l1);
+  }
   // The chase, against the profile's chase at the size the samples chased.
   std::vector<MachineSample> chased;
   for (const MachineSample& s : alone) {

@@ -44,6 +44,11 @@ std::uint64_t probe_chase_bytes(const profile::Profile& target, std::uint64_t me
 // The chase's step: the profile's first level's line, else 64 B.
 unsigned probe_line_bytes(const profile::Profile& target);
 
+// The in-core read's buffer for a profile: half its first cache level, the smaller of what the
+// system reported and what the latency curve detected (a co-tenant's share of L1 moved the
+// detected step between 27 and 45 KiB on a guest of 32 KiB); 0 where the profile has no cache.
+std::uint64_t probe_l1_bytes(const profile::Profile& target);
+
 // What the profile's one-thread random chase says at `bytes`: the point measured there; null where
 // it measured none.
 const profile::Quantity* profile_dram_chase(const profile::Profile& target, std::uint64_t bytes);
@@ -56,6 +61,8 @@ std::uint64_t memory_available();
 // threads (triad/<threads>) and the add kernel's latency; null where it has none.
 const profile::Quantity* profile_dram_triad(const profile::Profile& target, unsigned threads = 1);
 const profile::Quantity* profile_add_latency(const profile::Profile& target);
+// Its first cache level's one-thread read bandwidth (read/1); null where it has none.
+const profile::Quantity* profile_l1_read(const profile::Profile& target);
 
 // A note for each of the two with a sample 5% or more faster or slower than the profile's value,
 // inside its interval or not (one widened to the drift of its characterization holds the machine's
@@ -64,7 +71,8 @@ const profile::Quantity* profile_add_latency(const profile::Profile& target);
 // GB/s]: 1.48 times as fast on average". The samples of k cores at once are set against the
 // profile's triad/k the same way ("DRAM triad (2 threads at once)"); the add latency against the
 // one-core samples, and so is the random chase against the profile's at its size ("random chase
-// over 64 MiB"). None where the profile lacks it, no sample was taken, or a sample is no positive
+// over 64 MiB"), and the in-core read against the first level's read/1 ("L1d read (1 thread)").
+// None where the profile lacks it, no sample was taken, or a sample is no positive
 // number.
 std::vector<std::string> drift_notes(const profile::Profile& target,
                                      const std::vector<MachineSample>& samples);

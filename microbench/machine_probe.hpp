@@ -28,6 +28,13 @@ struct MachineSample {
   // program of random updates took 170 and 228 ns an update on one guest within an hour.
   double dram_chase_seconds = 0;
   std::uint64_t chase_bytes = 0;
+  // The memory suite's read kernel over l1_bytes (half the first cache level): one core's in-core
+  // rate; 0: not timed (one core alone only). On a 2-core Zen 3 guest it read 115 to 245 GB/s from
+  // one second to the next while the add chain and an FMA chain moved by 3%, and a blocked
+  // multiply bound by L1 took 0.96 to 1.43 s a repetition with it: a co-tenant the guest cannot
+  // see shares the core's L1.
+  double l1_read_bytes_per_second = 0;
+  std::uint64_t l1_bytes = 0;
 };
 
 // Two triads this many times apart or less saw the machine's memory in one state. The memory
@@ -46,6 +53,7 @@ struct ProbeSizes {
   // once are up to 8 whatever this says. `sonde characterize` probes two alone: on a node of 16
   // cores and a 2 GiB triad a core alone takes a second or two.
   unsigned cores_alone = 8;
+  std::uint64_t l1_bytes = 0;  // the in-core read's buffer (0: not timed): half the first level
 };
 
 // The triad's size (its three arrays together) beyond caches whose largest holds
@@ -56,7 +64,8 @@ std::uint64_t dram_probe_bytes(double largest_cache_bytes, std::uint64_t memory_
 
 // Probes one core (the calling thread, as it is bound), the triad over three arrays of
 // `triad_bytes` together (about a quarter of a second at 30 GB/s and 192 MiB), the add chain, and
-// with chase_bytes a random chase over them (five runs of 2^16 loads, about 60 ms in DRAM).
+// with chase_bytes a random chase over them (five runs of 2^16 loads, about 60 ms in DRAM), and
+// with l1_bytes the read kernel over a buffer that size (five runs of 64 MiB read, a few ms).
 MachineSample probe_core(const ProbeSizes& sizes);
 
 // The triad on several cores at once, a thread bound to each, the `triad_bytes` shared among

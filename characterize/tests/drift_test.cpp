@@ -375,6 +375,29 @@ TEST_F(DriftLog, RoundTripsAndAppends) {
   EXPECT_NE(table.find("core 0 44.0, core 1 45.0; 2 at once 80.0"), std::string::npos) << table;
 }
 
+// The in-core reads go through the log and into the table; a log written before the probe read
+// L1 (no such fields) reads as not timed.
+TEST_F(DriftLog, CarriesTheInCoreReadAndReadsOlderLogsWithout) {
+  const std::filesystem::path path = drift_log_path(folder_);
+  DriftProbe p = probe(1000, "", "memory-bandwidth-t1", 40, 42, 83);
+  p.samples[0].l1_read_bytes_per_second = 171.5 * GB;
+  p.samples[0].l1_bytes = 16384;
+  append_drift_log(path, p);
+  const std::vector<DriftProbe> probes = read_drift_log(path);
+  ASSERT_EQ(probes.size(), 1u);
+  EXPECT_DOUBLE_EQ(probes[0].samples[0].l1_read_bytes_per_second, 171.5 * GB);
+  EXPECT_EQ(probes[0].samples[0].l1_bytes, 16384u);
+  EXPECT_EQ(probes[0].samples[1].l1_bytes, 0u);
+  EXPECT_NE(format_drift(probes).find("in-core read 171.5"), std::string::npos);
+  write(R"({"probes": [{"seconds": 1, "utc": "x", "after": "", "before": "",
+             "samples": [{"core": 0, "threads": 1, "dram_triad_bytes_per_second": 4e10,
+                          "add_latency_seconds": 1e-9}]}]})");
+  const std::vector<DriftProbe> older = read_drift_log(path);
+  ASSERT_EQ(older.size(), 1u);
+  EXPECT_EQ(older[0].samples[0].l1_read_bytes_per_second, 0);
+  EXPECT_EQ(format_drift(older).find("  in-core read"), std::string::npos);
+}
+
 TEST_F(DriftLog, NamesTheFieldThatIsWrong) {
   const auto error_of = [&](const std::string& text) {
     write(text);
@@ -400,6 +423,41 @@ TEST_F(DriftLog, NamesTheFieldThatIsWrong) {
                             "add_latency_seconds": 0}]}]})")
                 .find("probes[0].samples[0]: expected threads >= 1"),
             std::string::npos);
+}
+
+// Four probes' in-core reads on core 0 of 150, 120, 200 and 180 GB/s (median 165): every
+// bandwidth of the first level widens to value x 120/165 .. value x 200/165 and keeps its value;
+// the DRAM's are left to the triads (here one state: nothing moves).
+TEST(Drift, WidensTheFirstLevelsBandwidthsToTheInCoreReadsSpread) {
+  std::vector<DriftProbe> probes;
+  double at = 1000;
+  for (const double read : {150.0, 120.0, 200.0, 180.0}) {
+    DriftProbe p = probe(at, "", "", 45, 45, 53);
+    at += 100;
+    p.samples[0].l1_read_bytes_per_second = read * GB;
+    p.samples[0].l1_bytes = 16384;
+    probes.push_back(p);
+  }
+  profile::Profile p = two_level_profile();
+  const std::vector<std::string> lines = account_for_drift(p, probes);
+  const profile::Quantity& l1 = p.memory.front().bandwidth.at("triad/2");
+  EXPECT_DOUBLE_EQ(l1.value, 900 * GB);
+  EXPECT_NEAR(l1.interval->low, 900 * GB * 120 / 165, 1);
+  EXPECT_NEAR(l1.interval->high, 900 * GB * 200 / 165, 1);
+  EXPECT_NE(l1.note.find("interval widened to the in-core drift (derived): the probes' in-core "
+                         "read (one core, 4 of them) 120.0 .. 200.0 GB/s, median 165.0 GB/s"),
+            std::string::npos)
+      << l1.note;
+  ASSERT_FALSE(lines.empty());
+  EXPECT_NE(lines.back().find("L1d bandwidths: triad/2; intervals widened to 0.73 .. 1.21"),
+            std::string::npos)
+      << lines.back();
+  // Two reads are too few to say how far it wanders: the level is left as measured.
+  probes.resize(2);
+  profile::Profile two = two_level_profile();
+  account_for_drift(two, probes);
+  EXPECT_EQ(two.memory.front().bandwidth.at("triad/2"),
+            two_level_profile().memory.front().bandwidth.at("triad/2"));
 }
 
 // The size characterize asks the probe for (microbench::dram_probe_bytes, as sonde check's).

@@ -348,6 +348,38 @@ TEST(CheckProbe, TheChaseIsSetAgainstTheProfilesChaseAtItsSize) {
   EXPECT_TRUE(drift_notes(p, {chased(182e-9, 0), chased(178e-9, 1)}).empty());
 }
 
+// Half the first cache, the smaller of what the system claims and what the latency curve saw:
+// a guest's 32 KiB L1d whose step the curve found at 27.4 KiB reads 13.7 KiB (whole doubles).
+TEST(CheckProbe, TheInCoreReadTakesHalfTheFirstCache) {
+  profile::Profile p = probed_profile();
+  profile::MemoryLevel l1;
+  l1.name = "L1d";
+  l1.capacity_bytes = 32768;
+  l1.detected_capacity = quantity(27.4 * 1024, "B");
+  l1.bandwidth["read/1"] = quantity(170e9, "B/s");
+  p.memory.insert(p.memory.begin(), l1);
+  EXPECT_EQ(probe_l1_bytes(p), 14024u);  // 13.7 KiB = 14028.8 B, down to whole doubles
+  p.memory.front().detected_capacity.reset();
+  EXPECT_EQ(probe_l1_bytes(p), 16384u);
+  ASSERT_NE(profile_l1_read(p), nullptr);
+  EXPECT_DOUBLE_EQ(profile_l1_read(p)->value, 170e9);
+  // 120 and 130 GB/s against 170: 0.74 times as fast.
+  MachineSample slow = sample(30e9, 0.5e-9, 0), slower = sample(30e9, 0.5e-9, 1);
+  slow.l1_read_bytes_per_second = 130e9;
+  slower.l1_read_bytes_per_second = 120e9;
+  slow.l1_bytes = slower.l1_bytes = 16384;
+  const std::vector<std::string> notes = drift_notes(p, {slow, slower});
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0],
+            "machine now: L1d read (1 thread) 120.0 GB/s .. 130.0 GB/s, the profile's 170.0 GB/s: "
+            "0.74 times as fast on average");
+  // A profile of the memory alone has no cache to read.
+  profile::Profile memory_only;
+  memory_only.memory = {p.memory.back()};
+  EXPECT_EQ(probe_l1_bytes(memory_only), 0u);
+  EXPECT_EQ(profile_l1_read(memory_only), nullptr);
+}
+
 TEST(CheckProbe, TheTriadIsEightTimesTheLargestCacheSeenWithinBounds) {
   profile::Profile p = probed_profile();
   // 8 x the 32 MiB the latency curve detected (not the 512 MiB claimed).
@@ -379,6 +411,15 @@ TEST(CheckProbe, TheRealProbeGivesARateAndALatency) {
     EXPECT_GT(all.dram_triad_bytes_per_second, 0);
     EXPECT_EQ(all.add_latency_seconds, 0);
   }
+  // The in-core read, over 16 KiB.
+  ProbeSizes in_core{1u << 20, 0};
+  in_core.cores_alone = 1;
+  in_core.l1_bytes = 16384;
+  const MachineSample read = probe_machine(in_core).front();
+  EXPECT_EQ(read.l1_bytes, 16384u);
+  EXPECT_TRUE(std::isfinite(read.l1_read_bytes_per_second));
+  EXPECT_GT(read.l1_read_bytes_per_second, 0);
+  EXPECT_EQ(samples.front().l1_bytes, 0u);  // not asked for: not timed
   // One core alone, as `sonde characterize` asks for two: the cores at once are as many as
   // before all the same.
   ProbeSizes one_alone{1u << 20, 0};
@@ -460,6 +501,8 @@ TEST(CheckCommand, TheMachineIsProbedBeforeAndAfterEachPoint) {
     MachineSample one = sample(30e9, 0.6e-9, 0);
     one.dram_chase_seconds = 400e-9;
     one.chase_bytes = sizes.chase_bytes;
+    one.l1_read_bytes_per_second = 150e9;
+    one.l1_bytes = sizes.l1_bytes;
     return std::vector<MachineSample>{one};
   };
   std::ostringstream chase_log;
@@ -478,6 +521,26 @@ TEST(CheckCommand, TheMachineIsProbedBeforeAndAfterEachPoint) {
   EXPECT_NE(read_file(chased.csv).find(",67108864,4e-07,4e-07,"), std::string::npos)
       << read_file(chased.csv);
   EXPECT_NE(chase_log.str().find("; chase over 64 MiB core 0 400 ns"), std::string::npos)
+      << chase_log.str();
+  // And to read half its L1d (48 KiB as reported, 53.5 KiB detected: the smaller), set against
+  // its read/1 (296 GB/s): 150 GB/s is 0.51 times as fast.
+  EXPECT_EQ(asked.l1_bytes, 24576u);
+  EXPECT_EQ(chased_record["machine_now"]["samples"][0]["l1_bytes"].get<int>(), 24576);
+  EXPECT_DOUBLE_EQ(
+      chased_record["machine_now"]["samples"][0]["l1_read_bytes_per_second"].get<double>(), 150e9);
+  EXPECT_NEAR(chased_record["machine_now"]["profile_l1_read_bytes_per_second"].get<double>(),
+              296.2e9, 0.1e9);
+  bool l1_noted = false;
+  for (const auto& note : chased_record["notes"]) {
+    l1_noted = l1_noted || note.get<std::string>().rfind(
+                               "machine now: L1d read (1 thread) 150.0 GB/s, the profile's 296.2 "
+                               "GB/s",
+                               0) == 0;
+  }
+  EXPECT_TRUE(l1_noted) << chased_record["notes"];
+  EXPECT_NE(read_file(chased.csv).find(",24576,150000000000,150000000000,"), std::string::npos)
+      << read_file(chased.csv);
+  EXPECT_NE(chase_log.str().find("; in-core read core 0 150.0 GB/s"), std::string::npos)
       << chase_log.str();
 
   // A probe that fails is noted, and the check goes on.
