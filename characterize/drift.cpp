@@ -307,8 +307,8 @@ std::optional<PartState> part_state(const std::vector<DriftProbe>& probes,
 }
 
 // The first cache level's bandwidths against the probes' in-core reads (one core at a time). On a
-// 2-core Zen 3 guest that read went from 115 to 245 GB/s from one second to the next while the add
-// chain held within 3%, and an L1-bound blocked multiply took 0.96 to 1.43 s a repetition: a
+// 2-core Zen 3 guest a read within L1 went from 124 to 205 GB/s from one second to the next while
+// the add chain mostly held, and an L1-bound blocked multiply took 0.96 to 1.43 s a repetition: a
 // co-tenant the guest cannot see shares the core's L1. A level measured in a few seconds carries
 // an interval that says nothing of that, so each of its bandwidths' intervals widens to what the
 // reads saw: value x slowest / median .. value x fastest / median. The values stay: a read is a

@@ -29,10 +29,10 @@ struct MachineSample {
   double dram_chase_seconds = 0;
   std::uint64_t chase_bytes = 0;
   // The memory suite's read kernel over l1_bytes (half the first cache level): one core's in-core
-  // rate; 0: not timed (one core alone only). On a 2-core Zen 3 guest it read 115 to 245 GB/s from
-  // one second to the next while the add chain and an FMA chain moved by 3%, and a blocked
-  // multiply bound by L1 took 0.96 to 1.43 s a repetition with it: a co-tenant the guest cannot
-  // see shares the core's L1.
+  // rate; 0: not timed (one core alone only). On a 2-core Zen 3 guest a read within L1 went from
+  // 124 to 205 GB/s from one second to the next while the add chain and an FMA chain mostly held,
+  // and a blocked multiply bound by L1 took 0.96 to 1.43 s a repetition: a co-tenant the guest
+  // cannot see shares the core's L1.
   double l1_read_bytes_per_second = 0;
   std::uint64_t l1_bytes = 0;
 };
