@@ -699,10 +699,17 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n,
       // part is taken out before the component's own L1 time is added, so that a loop just like
       // the kernel is costed as the kernel measured it.
       if (kernel) {
-        Span kernel_l1 =
-            l1_time(traffic * kernel->l1_loaded_per_byte, "read", "the traffic's loads");
-        add(kernel_l1,
-            l1_time(traffic * kernel->l1_stored_per_byte, "write", "the traffic's stores"));
+        // Its misaligned part at the misaligned kernels' rates, as the component's own is.
+        const double misaligned_loaded = traffic * kernel->l1_misaligned_loaded_per_byte;
+        const double misaligned_stored = traffic * kernel->l1_misaligned_stored_per_byte;
+        Span kernel_l1 = l1_time(traffic * kernel->l1_loaded_per_byte - misaligned_loaded, "read",
+                                 "the traffic's loads");
+        add(kernel_l1, l1_time(misaligned_loaded, "read-misaligned",
+                               "the traffic's misaligned loads (the kernel's own)"));
+        add(kernel_l1, l1_time(traffic * kernel->l1_stored_per_byte - misaligned_stored, "write",
+                               "the traffic's stores"));
+        add(kernel_l1, l1_time(misaligned_stored, "write-misaligned",
+                               "the traffic's misaligned stores (the kernel's own)"));
         memory = {std::max(0.0, memory.value - kernel_l1.value),
                   std::max(0.0, memory.low - kernel_l1.high),
                   std::max(0.0, memory.high - kernel_l1.low)};

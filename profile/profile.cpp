@@ -134,13 +134,14 @@ std::string TwoParameterFormula::text(double scale) const {
 }
 
 const std::vector<StreamingKernel>& streaming_kernels() {
-  static const std::vector<StreamingKernel> kernels = {{"read", 1.0, 0.0},
-                                                       {"write", 0.0, 1.0},
-                                                       {"copy", 0.5, 0.5},
-                                                       {"triad", 2.0 / 3, 1.0 / 3},
-                                                       {"update", 2.0 / 3, 1.0 / 3},
-                                                       {"indexed", 108.0 / 80, 8.0 / 80, true},
-                                                       {"stencil", 3.0 / 2, 1.0 / 2, true}};
+  static const std::vector<StreamingKernel> kernels = {
+      {"read", 1.0, 0.0},
+      {"write", 0.0, 1.0},
+      {"copy", 0.5, 0.5},
+      {"triad", 2.0 / 3, 1.0 / 3},
+      {"update", 2.0 / 3, 1.0 / 3},
+      {"indexed", 108.0 / 80, 8.0 / 80, true},
+      {"stencil", 3.0 / 2, 1.0 / 2, true, 1.0, 1.0 / 2}};
   return kernels;
 }
 

@@ -198,12 +198,18 @@ struct CacheEdgePoint {
 // for loaded indices), so even from L1 its traffic is priced at its rate. The stencil (a
 // three-point stencil, 16 B counted a point) 3/2 and 1/2: three neighbour loads and one store; its
 // rate holds how its neighbour loads overlap its transfers, so from L1 too it is priced at its
-// rate.
+// rate. Of those, the part its compiled loop makes with vectors at addresses no multiple of their
+// width: none for the others (arrays on a line, swept from their first element), and for the
+// stencil 1 of the 3/2 loaded and all the 1/2 stored: swept from a[1], the loads of a[i] and
+// a[i + 1] and the store of b[i] lie 8 and 16 B past the vector (GCC 12 -O3, no peeling: its
+// disassembly), so its own L1 time is priced at the misaligned kernels' rates for them.
 struct StreamingKernel {
   std::string_view name;
   double l1_loaded_per_byte;
   double l1_stored_per_byte;
   bool priced_at_rate_in_l1 = false;
+  double l1_misaligned_loaded_per_byte = 0;  // a part of l1_loaded_per_byte
+  double l1_misaligned_stored_per_byte = 0;  // a part of l1_stored_per_byte
 };
 const std::vector<StreamingKernel>& streaming_kernels();
 const StreamingKernel* streaming_kernel(std::string_view name);  // nullptr: no such kernel

@@ -11,7 +11,9 @@
 # halo step; v6: cg's in-place updates at the update kernel, which needs a profile that has it;
 # v7: the transpose's walk and cg's update p with wider working sets; v8: cg's sparse product at
 # the indexed kernel, which also needs a profile that has it; v9: misaligned loads and stores, which
-# need a profile that measured the misaligned kernels).
+# need a profile that measured the misaligned kernels; v10 and v11: the transpose's line gather;
+# v12: heat's sweep at the stencil kernel, which needs a profile that has it; v13: heat's sweep at
+# that kernel with its own loads and stores beyond the kernel's).
 # The programs run on this machine; PROFILE may be another machine's (a prediction across machines).
 # SONDE_CHECK_RANKS sets the rank counts (default 1,2; e.g. 1,2,4,8,16 on a 16-core node), and
 # SONDE_MPIEXEC the launcher `sonde check` puts before -n <n> (default mpiexec), and
