@@ -493,12 +493,15 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
   const std::filesystem::path drift_path = drift_log_path(outcome.run_folder);
   // Two cores alone (the first and the last), up to 8 at once, no chase; the in-core read over
   // half the first data cache hwloc reports.
-  const std::uint64_t first_cache =
-      topology.data_caches().empty() ? 0 : topology.data_caches().front().size_bytes;
-  const ProbeSizes drift_sizes{
+  ProbeSizes drift_sizes;
+  drift_sizes.triad_bytes =
       dram_probe_bytes(static_cast<double>(plan.sizing.dram_side_last_level_bytes(topology)),
-                       plan.sizing.usable.bytes),
-      0, 64, 2, first_cache / 2 / 8 * 8};
+                       plan.sizing.usable.bytes);
+  drift_sizes.cores_alone = 2;
+  if (!topology.data_caches().empty()) {
+    drift_sizes.l1_bytes =
+        l1_probe_bytes(static_cast<double>(topology.data_caches().front().size_bytes));
+  }
   std::optional<std::chrono::steady_clock::time_point> last_drift_probe;
   bool drift_probe_failed = false;  // one failure ends the probing: no warning before each part
   std::string last_part;

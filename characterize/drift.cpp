@@ -306,6 +306,25 @@ std::optional<PartState> part_state(const std::vector<DriftProbe>& probes,
   return p;
 }
 
+// Whether `quantity`'s interval already takes in low .. high (one without an interval: its value).
+bool takes_in(const profile::Quantity& quantity, double low, double high) {
+  const profile::Interval interval =
+      quantity.interval.value_or(profile::Interval{quantity.value, quantity.value, 1});
+  return low >= interval.low && high <= interval.high;
+}
+
+// Widens `quantity`'s interval to take in low .. high, a range of states seen and no longer a
+// confidence level, and adds `why` to its note.
+void widen(profile::Quantity& quantity, double low, double high, const std::string& why) {
+  profile::Interval interval =
+      quantity.interval.value_or(profile::Interval{quantity.value, quantity.value, 1});
+  interval.low = std::min(interval.low, low);
+  interval.high = std::max(interval.high, high);
+  interval.level = 1;
+  quantity.interval = interval;
+  quantity.note += fmt::format("{}{}", quantity.note.empty() ? "" : "; ", why);
+}
+
 // The first cache level's bandwidths against the probes' in-core reads (one core at a time). On a
 // 2-core Zen 3 guest a read within L1 went from 124 to 205 GB/s from one second to the next while
 // the add chain mostly held, and an L1-bound blocked multiply took 0.96 to 1.43 s a repetition: a
@@ -337,15 +356,8 @@ void widen_first_level(profile::Profile& profile, const std::vector<DriftProbe>&
   for (auto& [key, quantity] : first.bandwidth) {
     if (!(quantity.value > 0)) continue;
     const double low = quantity.value * low_ratio, high = quantity.value * high_ratio;
-    profile::Interval interval =
-        quantity.interval.value_or(profile::Interval{quantity.value, quantity.value, 1});
-    if (low >= interval.low && high <= interval.high) continue;
-    interval.low = std::min(interval.low, low);
-    interval.high = std::max(interval.high, high);
-    interval.level = 1;  // a range of states seen, no longer a confidence level
-    quantity.interval = interval;
-    quantity.note += fmt::format("{}interval widened to the in-core drift (derived): {}",
-                                 quantity.note.empty() ? "" : "; ", said);
+    if (takes_in(quantity, low, high)) continue;
+    widen(quantity, low, high, "interval widened to the in-core drift (derived): " + said);
     widened.push_back(key);
   }
   if (widened.empty()) return;
@@ -407,24 +419,20 @@ std::vector<std::string> account_for_drift(profile::Profile& profile,
         bound = move.bound;
       }
       const bool is_moved = moved != measured;
-      profile::Interval interval =
-          quantity.interval.value_or(profile::Interval{measured, measured, 1});
-      if (!is_moved && low >= interval.low && high <= interval.high) continue;
-      interval.low = std::min(interval.low, low);
-      interval.high = std::max(interval.high, high);
-      interval.level = 1;  // a range of states seen, no longer a confidence level
-      quantity.interval = interval;
-      std::string note;
+      if (!is_moved && takes_in(quantity, low, high)) continue;
+      const std::string note =
+          is_moved ? fmt::format(
+                         "value moved to the run's usual state (derived): measured {} "
+                         "GB/s, x {} / {} GB/s{}; ",
+                         rate_text(measured), rate_text(p.typical), rate_text(p.state), bound)
+                   : std::string();
+      // Widened about the value as measured, then moved.
+      widen(quantity, low, high,
+            note + "interval widened to the machine's drift (derived): " + p.said);
       if (is_moved) {
         quantity.value = moved;
         quantity.origin = profile::Origin::derived;
-        note = fmt::format(
-            "value moved to the run's usual state (derived): measured {} GB/s, x "
-            "{} / {} GB/s{}; ",
-            rate_text(measured), rate_text(p.typical), rate_text(p.state), bound);
       }
-      quantity.note += fmt::format("{}{}interval widened to the machine's drift (derived): {}",
-                                   quantity.note.empty() ? "" : "; ", note, p.said);
       changed[q].push_back(fmt::format("{} {}{}", profile::bandwidth_kernel(key),
                                        rate_text(measured),
                                        is_moved ? " -> " + rate_text(moved) : std::string()));

@@ -89,24 +89,12 @@ const MachineSample* first_chased(const Record& r) {
   return it == r.machine_now.end() ? nullptr : &*it;
 }
 
-// The size the probe's random chase ran over, as CSV text; "" where it ran none.
-std::string chase_bytes_text(const Record& r) {
-  const MachineSample* chased = first_chased(r);
-  return chased ? std::to_string(chased->chase_bytes) : std::string();
-}
-
-// The size of the probe's in-core read, as CSV text; "" where it ran none.
-std::string l1_bytes_text(const Record& r) {
+// The first of a record's probe samples whose `field` exceeds `floor`, that field as CSV text; ""
+// where none does (the chase's size, the in-core read's, how many cores ran at once).
+template <typename T>
+std::string first_above_text(const Record& r, T MachineSample::*field, T floor = 0) {
   for (const MachineSample& s : r.machine_now) {
-    if (s.l1_bytes > 0) return std::to_string(s.l1_bytes);
-  }
-  return "";
-}
-
-// How many cores the probe ran on at once, as CSV text; "" where it did not.
-std::string at_once_threads_text(const Record& r) {
-  for (const MachineSample& s : r.machine_now) {
-    if (s.threads > 1) return std::to_string(s.threads);
+    if (s.*field > floor) return std::to_string(s.*field);
   }
   return "";
 }
@@ -791,15 +779,15 @@ std::string records_csv(const std::vector<Record>& records) {
          now_text(r, &MachineSample::add_latency_seconds, false),
          now_text(r, &MachineSample::add_latency_seconds, true),
          r.profile_add_latency ? number_text(r.profile_add_latency->value) : "",
-         at_once_threads_text(r),
+         first_above_text(r, &MachineSample::threads, 1u),
          now_text(r, &MachineSample::dram_triad_bytes_per_second, false, true),
          now_text(r, &MachineSample::dram_triad_bytes_per_second, true, true),
          r.profile_dram_triad_at_once ? number_text(r.profile_dram_triad_at_once->value) : "",
-         chase_bytes_text(r),
+         first_above_text(r, &MachineSample::chase_bytes),
          now_text(r, &MachineSample::dram_chase_seconds, false),
          now_text(r, &MachineSample::dram_chase_seconds, true),
          r.profile_dram_chase ? number_text(r.profile_dram_chase->value) : "",
-         l1_bytes_text(r),
+         first_above_text(r, &MachineSample::l1_bytes),
          now_text(r, &MachineSample::l1_read_bytes_per_second, false),
          now_text(r, &MachineSample::l1_read_bytes_per_second, true),
          r.profile_l1_read ? number_text(r.profile_l1_read->value) : "",
@@ -1179,8 +1167,10 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
   ProbeSizes probe_sizes;
   if (probe) {
     const std::uint64_t memory = memory_available();
-    probe_sizes = {probe_bytes(target, memory), probe_chase_bytes(target, memory),
-                   probe_line_bytes(target), 8, probe_l1_bytes(target)};
+    probe_sizes.triad_bytes = probe_bytes(target, memory);
+    probe_sizes.chase_bytes = probe_chase_bytes(target, memory);
+    probe_sizes.line_bytes = probe_line_bytes(target);
+    probe_sizes.l1_bytes = probe_l1_bytes(target);
   }
   std::optional<PhaseFolder> phase_folder;
   if (o.components) {

@@ -104,9 +104,7 @@ std::uint64_t probe_l1_bytes(const profile::Profile& target) {
     capacity = capacity > 0 ? std::min(capacity, first.detected_capacity->value)
                             : first.detected_capacity->value;
   }
-  // Whole doubles, 1 KiB at least (probe_core's floor).
-  const auto half = static_cast<std::uint64_t>(capacity / 2) / 8 * 8;
-  return half >= 1024 ? half : 0;
+  return microbench::l1_probe_bytes(capacity);
 }
 
 unsigned probe_line_bytes(const profile::Profile& target) {

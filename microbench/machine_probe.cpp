@@ -55,6 +55,11 @@ std::uint64_t dram_probe_bytes(double largest_cache_bytes, std::uint64_t memory_
   return static_cast<std::uint64_t>(std::min(wanted, room));
 }
 
+std::uint64_t l1_probe_bytes(double first_cache_bytes) {
+  const auto half = static_cast<std::uint64_t>(std::max(0.0, first_cache_bytes) / 2) / 8 * 8;
+  return half >= 1024 ? half : 0;
+}
+
 MachineSample probe_core(const ProbeSizes& sizes) {
   MachineSample sample;
   // Five sweeps; the median sweep's rate.

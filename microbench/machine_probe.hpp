@@ -62,6 +62,11 @@ struct ProbeSizes {
 // (nor less than 24 MiB: with the memory unknown, 0, that is the size).
 std::uint64_t dram_probe_bytes(double largest_cache_bytes, std::uint64_t memory_bytes);
 
+// The in-core read's buffer for a first data cache of `first_cache_bytes`: half of it, so that the
+// read stays in L1 beside the stack and the code's own lines, in whole doubles; 0 (not timed) where
+// that is under 1 KiB (no cache known).
+std::uint64_t l1_probe_bytes(double first_cache_bytes);
+
 // Probes one core (the calling thread, as it is bound), the triad over three arrays of
 // `triad_bytes` together (about a quarter of a second at 30 GB/s and 192 MiB), the add chain, and
 // with chase_bytes a random chase over them (five runs of 2^16 loads, about 60 ms in DRAM), and

@@ -648,9 +648,9 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n,
       throw input_error(target_path_, "memory: no L1 level; " + where + " gives loads and stores");
     }
     const profile::MemoryLevel& l1 = target_.memory.front();
-    const auto l1_time = [&](double moved, const char* kernel, const std::string& what) {
+    const auto l1_time = [&](double moved, const std::string& kernel, const std::string& what) {
       if (moved == 0) return Span{};
-      const auto it = l1.bandwidth.find(std::string(kernel) + "/1");
+      const auto it = l1.bandwidth.find(kernel + "/1");
       if (it == l1.bandwidth.end()) {
         throw input_error(target_path_, fmt::format("memory.{}.bandwidth.{}/1: absent; {} gives {}",
                                                     l1.name, kernel, where, what));
@@ -662,12 +662,19 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n,
       sum.low += sign * part.low;
       sum.high += sign * part.high;
     };
-    // The time of `whole` bytes of which `part` misaligned, at the `kernel` rates.
+    // `bytes` moved by the core's loads (kernel "read") or stores ("write"), `misaligned` of them
+    // by misaligned vectors, at the L1 kernels' rates: the aligned and the misaligned ones.
+    const auto l1_split = [&](double bytes, double misaligned, const std::string& kernel,
+                              const std::string& whose, const std::string& what) {
+      Span time = l1_time(bytes - misaligned, kernel, whose + what);
+      add(time, l1_time(misaligned, kernel + "-misaligned", whose + "misaligned " + what));
+      return time;
+    };
+    // The component's own: `whole` bytes of which `part` misaligned.
     const auto port_time = [&](const std::optional<Expression>& whole,
                                const std::optional<Expression>& part, const char* kernel,
                                const char* what) {
-      Span time;
-      if (!whole) return time;
+      if (!whole) return Span{};
       const double all = value_at(*whole, what);
       double misaligned = 0;
       if (part) {
@@ -679,10 +686,7 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n,
         }
         misaligned = std::min(misaligned, all);
       }
-      add(time, l1_time((all - misaligned) * share, kernel, what));
-      const std::string loose = std::string(kernel) + "-misaligned";
-      add(time, l1_time(misaligned * share, loose.c_str(), "misaligned " + std::string(what)));
-      return time;
+      return l1_split(all * share, misaligned * share, kernel, "", what);
     };
     add(in_core, port_time(c.load_bytes, c.misaligned_load_bytes, "read", "loads"));
     add(in_core, port_time(c.store_bytes, c.misaligned_store_bytes, "write", "stores"));
@@ -700,16 +704,12 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n,
       // the kernel is costed as the kernel measured it.
       if (kernel) {
         // Its misaligned part at the misaligned kernels' rates, as the component's own is.
-        const double misaligned_loaded = traffic * kernel->l1_misaligned_loaded_per_byte;
-        const double misaligned_stored = traffic * kernel->l1_misaligned_stored_per_byte;
-        Span kernel_l1 = l1_time(traffic * kernel->l1_loaded_per_byte - misaligned_loaded, "read",
-                                 "the traffic's loads");
-        add(kernel_l1, l1_time(misaligned_loaded, "read-misaligned",
-                               "the traffic's misaligned loads (the kernel's own)"));
-        add(kernel_l1, l1_time(traffic * kernel->l1_stored_per_byte - misaligned_stored, "write",
-                               "the traffic's stores"));
-        add(kernel_l1, l1_time(misaligned_stored, "write-misaligned",
-                               "the traffic's misaligned stores (the kernel's own)"));
+        Span kernel_l1 = l1_split(traffic * kernel->l1_loaded_per_byte,
+                                  traffic * kernel->l1_misaligned_loaded_per_byte, "read",
+                                  "the kernel's own ", "loads");
+        add(kernel_l1, l1_split(traffic * kernel->l1_stored_per_byte,
+                                traffic * kernel->l1_misaligned_stored_per_byte, "write",
+                                "the kernel's own ", "stores"));
         memory = {std::max(0.0, memory.value - kernel_l1.value),
                   std::max(0.0, memory.low - kernel_l1.high),
                   std::max(0.0, memory.high - kernel_l1.low)};

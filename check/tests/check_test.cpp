@@ -378,6 +378,10 @@ TEST(CheckProbe, TheInCoreReadTakesHalfTheFirstCache) {
   memory_only.memory = {p.memory.back()};
   EXPECT_EQ(probe_l1_bytes(memory_only), 0u);
   EXPECT_EQ(profile_l1_read(memory_only), nullptr);
+  // characterize sizes it from hwloc's claim alone, by the same rule: 48 KiB reads 24 KiB; a first
+  // cache under 2 KiB is not read.
+  EXPECT_EQ(microbench::l1_probe_bytes(48 * 1024), 24576u);
+  EXPECT_EQ(microbench::l1_probe_bytes(2000), 0u);
 }
 
 TEST(CheckProbe, TheTriadIsEightTimesTheLargestCacheSeenWithinBounds) {

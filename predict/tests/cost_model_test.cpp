@@ -691,7 +691,7 @@ TEST(CostModel, AStencilSweepIsCostedAtTheStencilKernelsRateAtItsLevel) {
             .at(1, Scheme::full_overhead);
       },
       "memory.L1d.bandwidth.read-misaligned/1: absent; component 'sweep' (model.csv:2) gives the "
-      "traffic's misaligned loads (the kernel's own)");
+      "kernel's own misaligned loads");
   // In L2 the profile has no stencil rate: a clear error naming it, not another kernel's rate.
   try {
     predictor(header + "component,sweep,1.6e9,stencil,,,524288,1\n").at(1, Scheme::full_overhead);
