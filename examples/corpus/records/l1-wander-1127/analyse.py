@@ -20,7 +20,7 @@ def figure(text, key):
 
 rows = []
 for line in open(sys.argv[1] if len(sys.argv) > 1 else "runs.txt"):
-    before, runs, after = line.split("|")
+    before, runs, after = line.split("|")[:3]  # a fourth field, if any, is a note
     seconds = [float(x) for x in re.findall(r'"seconds": ([\d.]+)', runs)]
     rows.append((st.median(seconds), seconds, [figure(before, k) for k in KEYS],
                  [figure(after, k) for k in KEYS]))
