@@ -586,6 +586,9 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n,
   }
   double traffic = 0;  // this process's share of the traffic, bytes
   std::optional<EdgeRate> edge;
+  // The same bytes at one thread's bandwidth, where processes share a level whose bandwidth they
+  // split: what the process's transfers would take alone (for the saturation rule below).
+  std::optional<Span> memory_alone;
   if (c.traffic_bytes) {
     const double bytes = value_at(*c.traffic_bytes, "the traffic") * share;
     traffic = bytes;
@@ -623,6 +626,9 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n,
       const double divide = private_level(*level) ? threads : std::max(threads, wanted);
       memory = time_at(bytes, divided(span(*it->second), divide));
       memory_bound = fmt::format("{} bandwidth ({}, {} sharing)", level->name, c.access, wanted);
+      if (divide > 1 && !private_level(*level) && by_threads.count(1)) {
+        memory_alone = time_at(bytes, span(*by_threads.at(1)));
+      }
       if (threads != wanted) {
         cost.notes.push_back(fmt::format("{}: {} bandwidth measured with {} thread(s), not {}",
                                          c.name, level->name, threads, wanted));
@@ -702,20 +708,44 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n,
       // half and half, triad and update two thirds and one third; the indexed kernel's own); that
       // part is taken out before the component's own L1 time is added, so that a loop just like
       // the kernel is costed as the kernel measured it.
+      Span kernel_l1;
       if (kernel) {
         // Its misaligned part at the misaligned kernels' rates, as the component's own is.
-        Span kernel_l1 = l1_split(traffic * kernel->l1_loaded_per_byte,
-                                  traffic * kernel->l1_misaligned_loaded_per_byte, "read",
-                                  "the kernel's own ", "loads");
+        kernel_l1 = l1_split(traffic * kernel->l1_loaded_per_byte,
+                             traffic * kernel->l1_misaligned_loaded_per_byte, "read",
+                             "the kernel's own ", "loads");
         add(kernel_l1, l1_split(traffic * kernel->l1_stored_per_byte,
                                 traffic * kernel->l1_misaligned_stored_per_byte, "write",
                                 "the kernel's own ", "stores"));
-        memory = {std::max(0.0, memory.value - kernel_l1.value),
-                  std::max(0.0, memory.low - kernel_l1.high),
-                  std::max(0.0, memory.high - kernel_l1.low)};
       }
-      add(memory, in_core);
-      memory_bound = fmt::format("{} loads and stores + {}", l1.name, memory_bound);
+      const auto own_sum = [&](const Span& transfers) {
+        Span sum{std::max(0.0, transfers.value - kernel_l1.value),
+                 std::max(0.0, transfers.low - kernel_l1.high),
+                 std::max(0.0, transfers.high - kernel_l1.low)};
+        add(sum, in_core);
+        return sum;
+      };
+      const Span shared = memory;
+      memory = own_sum(memory_alone ? *memory_alone : shared);
+      // Processes that share a level's bandwidth: the ECM model's saturation (Treibig and Hager
+      // (2010)). A loop's speed grows with the cores until the shared bandwidth bounds it, and from
+      // there its time is the transfers' alone, each core's L1 work hidden behind the others'
+      // transfers: the larger of one process's own sum (its transfers at one thread's bandwidth)
+      // and its transfers at its part of the shared bandwidth, as the kernel measured them with
+      // that many threads. The 2-D stencil at two ranks on a 2-core guest swept at the copy's rate
+      // measured beside it, its L1 work not added (examples/corpus/records/stencil-copy-1127/).
+      const bool saturated = memory_alone && shared.value > memory.value;
+      if (memory_alone) {
+        memory = {std::max(memory.value, shared.value), std::max(memory.low, shared.low),
+                  std::max(memory.high, shared.high)};
+      }
+      memory_bound =
+          saturated
+              ? fmt::format("{}, saturated: the {} loads and stores hidden", memory_bound, l1.name)
+          : memory_alone
+              ? fmt::format("{} loads and stores + {}, below saturation: at one thread's rate",
+                            l1.name, memory_bound)
+              : fmt::format("{} loads and stores + {}", l1.name, memory_bound);
     }
   }
 

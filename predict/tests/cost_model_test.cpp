@@ -527,6 +527,39 @@ TEST(CostModel, LoadsAndStoresAtL1AddToTheTransfersFromBeyond) {
   EXPECT_EQ(l1.costs[0].bound, "L1d loads and stores");
 }
 
+// Two processes on a node whose memory they saturate (the made-up node's triad: 20 GB/s for one
+// thread, 30 [27 .. 33] for two): the ECM model's saturation (Treibig and Hager (2010)).
+TEST(CostModel, ProcessesSaturatingTheMemoryHideTheirL1Work) {
+  // The sweep of the test above over two processes: each moves 1.2 GB of triad traffic, loads
+  // 2 GB and stores 0.5 GB. Alone its transfers take 1.2e9 / 20e9 = 60 ms, less the triad
+  // kernel's own L1 time (0.8e9 / 256e9 + 0.4e9 / 128e9 = 6.25 ms), plus its own (2e9 / 256e9 +
+  // 0.5e9 / 128e9 = 11.71875 ms): 65.46875 ms. At its half of the two threads' 30 GB/s they take
+  // 80 ms [72.7 .. 88.9], more: the memory is saturated and bounds it, the L1 work hidden. (The
+  // sum at the shared rate, as before, gave 85.46875 ms.)
+  const std::string header = "kind,name,traffic [B],loads [GB],stores [GB],working set [B],dop\n";
+  const Point two =
+      predictor(header + "component,sweep,2.4e9,4,1,1e9/n,n\n").at(2, Scheme::full_overhead);
+  EXPECT_NEAR(two.total, 80e-3, 1e-12);
+  ASSERT_TRUE(two.total_range.has_value());
+  EXPECT_NEAR(two.total_range->low, 1.2e9 / 16.5e9, 1e-12);
+  EXPECT_NEAR(two.total_range->high, 1.2e9 / 13.5e9, 1e-12);
+  EXPECT_EQ(two.costs[0].bound,
+            "DRAM bandwidth (triad, 2 sharing), saturated: the L1d loads and stores hidden");
+  // Ten times the loads: 20 GB a process, 78.125 ms of loads, 82.03125 ms of L1 time. Alone
+  // 60 - 6.25 + 82.03125 = 135.78125 ms, more than the shared transfers' 80: the cores do not
+  // saturate the memory, and each costs its own sum at one thread's rate.
+  const Point busy =
+      predictor(header + "component,sweep,2.4e9,40,1,1e9/n,n\n").at(2, Scheme::full_overhead);
+  EXPECT_NEAR(busy.total, 135.78125e-3, 1e-12);
+  EXPECT_EQ(busy.costs[0].bound,
+            "L1d loads and stores + DRAM bandwidth (triad, 2 sharing), below saturation: at one "
+            "thread's rate");
+  // One process is priced as before: the sum, 130.9375 ms (the test above).
+  EXPECT_NEAR(
+      predictor(header + "component,sweep,2.4e9,4,1,1e9/n,n\n").at(1, Scheme::full_overhead).total,
+      130.9375e-3, 1e-12);
+}
+
 TEST(CostModel, MisalignedLoadsAndStoresTakeTheMisalignedRates) {
   // Of 4 GB loaded, 2 GB by misaligned vectors; all 1 GB stored misaligned; the working set in
   // L1. With the misaligned kernels at 64 GB/s: 2e9 / 256e9 + 2e9 / 64e9 + 1e9 / 64e9 = 7.8125 +
