@@ -306,18 +306,21 @@ std::optional<PartState> part_state(const std::vector<DriftProbe>& probes,
   return p;
 }
 
-// Whether `quantity`'s interval already takes in low .. high (one without an interval: its value).
+// `quantity`'s interval; one without an interval spans its value alone.
+profile::Interval interval_or_value(const profile::Quantity& quantity) {
+  return quantity.interval.value_or(profile::Interval{quantity.value, quantity.value, 1});
+}
+
+// Whether `quantity`'s interval already takes in low .. high.
 bool takes_in(const profile::Quantity& quantity, double low, double high) {
-  const profile::Interval interval =
-      quantity.interval.value_or(profile::Interval{quantity.value, quantity.value, 1});
+  const profile::Interval interval = interval_or_value(quantity);
   return low >= interval.low && high <= interval.high;
 }
 
 // Widens `quantity`'s interval to take in low .. high, a range of states seen and no longer a
 // confidence level, and adds `why` to its note.
 void widen(profile::Quantity& quantity, double low, double high, const std::string& why) {
-  profile::Interval interval =
-      quantity.interval.value_or(profile::Interval{quantity.value, quantity.value, 1});
+  profile::Interval interval = interval_or_value(quantity);
   interval.low = std::min(interval.low, low);
   interval.high = std::max(interval.high, high);
   interval.level = 1;

@@ -718,15 +718,14 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n,
                                 traffic * kernel->l1_misaligned_stored_per_byte, "write",
                                 "the kernel's own ", "stores"));
       }
-      const auto own_sum = [&](const Span& transfers) {
-        Span sum{std::max(0.0, transfers.value - kernel_l1.value),
-                 std::max(0.0, transfers.low - kernel_l1.high),
-                 std::max(0.0, transfers.high - kernel_l1.low)};
-        add(sum, in_core);
-        return sum;
-      };
+      // The process's own sum: its transfers (alone where it shares the level) less the kernel's
+      // own L1 time, plus its own.
       const Span shared = memory;
-      memory = own_sum(memory_alone ? *memory_alone : shared);
+      const Span& transfers = memory_alone ? *memory_alone : shared;
+      memory = {std::max(0.0, transfers.value - kernel_l1.value),
+                std::max(0.0, transfers.low - kernel_l1.high),
+                std::max(0.0, transfers.high - kernel_l1.low)};
+      add(memory, in_core);
       // Processes that share a level's bandwidth: the ECM model's saturation (Treibig and Hager
       // (2010)). A loop's speed grows with the cores until the shared bandwidth bounds it, and from
       // there its time is the transfers' alone, each core's L1 work hidden behind the others'
@@ -734,18 +733,20 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n,
       // and its transfers at its part of the shared bandwidth, as the kernel measured them with
       // that many threads. The 2-D stencil at two ranks on a 2-core guest swept at the copy's rate
       // measured beside it, its L1 work not added (examples/corpus/records/stencil-copy-1127/).
-      const bool saturated = memory_alone && shared.value > memory.value;
+      if (!memory_alone) {
+        memory_bound = fmt::format("{} loads and stores + {}", l1.name, memory_bound);
+      } else if (shared.value > memory.value) {
+        memory_bound =
+            fmt::format("{}, saturated: the {} loads and stores hidden", memory_bound, l1.name);
+      } else {
+        memory_bound =
+            fmt::format("{} loads and stores + {}, below saturation: at one thread's rate", l1.name,
+                        memory_bound);
+      }
       if (memory_alone) {
         memory = {std::max(memory.value, shared.value), std::max(memory.low, shared.low),
                   std::max(memory.high, shared.high)};
       }
-      memory_bound =
-          saturated
-              ? fmt::format("{}, saturated: the {} loads and stores hidden", memory_bound, l1.name)
-          : memory_alone
-              ? fmt::format("{} loads and stores + {}, below saturation: at one thread's rate",
-                            l1.name, memory_bound)
-              : fmt::format("{} loads and stores + {}", l1.name, memory_bound);
     }
   }
 
