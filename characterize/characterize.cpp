@@ -9,6 +9,8 @@
 #include <map>
 #include <optional>
 
+#include <unistd.h>
+
 #include "characterize/drift.hpp"
 #include "characterize/run_plan.hpp"
 #include "core/atomic_file.hpp"
@@ -482,6 +484,44 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
                      fmt::format("'{}' is not an executable program here (the "
                                  "launcher line was '{}')",
                                  suite.launcher.front(), fmt::join(suite.launcher, " ")));
+    }
+  }
+  // A launcher that cannot start the MPI suite (Open MPI's mpiexec as root, a wrong host file, a
+  // batch step outside an allocation) fails now, not after the single-node suites' minutes: the
+  // suite's program lists its parts under the launcher, which starts, initializes and
+  // communicates as a part would. Skipped where every MPI part is kept from before.
+  for (const SuiteRun& suite : suites) {
+    if (suite.launcher.empty()) continue;
+    const bool measures =
+        std::any_of(suite.parts.begin(), suite.parts.end(), [&](const auto& part) {
+          const std::string key = suite.suite + "-" + part;
+          return !is_whole_result(outcome.run_folder / (key + ".json")) ||
+                 manifest["timing"].value(key, nlohmann::json::object()).value("failed", false);
+        });
+    if (!measures) continue;
+    std::vector<std::string> argv = suite.launcher;
+    argv.push_back((folder / suite.program).string());
+    argv.insert(argv.end(), suite.arguments.begin(), suite.arguments.end());
+    argv.push_back("--list-parts");
+    const ChildExit exit = run_child(argv, {}, true);
+    if (interrupting_signal() != 0) {
+      throw Error(ExitCode::interrupted, "sonde characterize",
+                  "interrupted before any part; continue with: sonde characterize --resume (and "
+                  "the same options)");
+    }
+    if (!exit.ok()) {
+      const bool as_root = ::geteuid() == 0;
+      throw io_error(
+          "--mpi-launcher",
+          fmt::format("the MPI suite did not start: '{}' {} {} before any part was measured (its "
+                      "messages are above){}",
+                      fmt::join(argv, " "), exit.signaled ? "was killed by signal" : "exited",
+                      exit.code,
+                      as_root ? "; as root Open MPI's mpiexec starts only when told to "
+                                "(--allow-run-as-root in the launcher line, or "
+                                "OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+                                "in the environment: `source scripts/mpi-env.sh` sets them)"
+                              : ""));
     }
   }
 

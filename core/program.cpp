@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -63,7 +64,7 @@ bool on_path(const std::string& program) {
 }
 
 ChildExit run_child(const std::vector<std::string>& argv,
-                    const std::vector<std::string>& extra_environment) {
+                    const std::vector<std::string>& extra_environment, bool discard_stdout) {
   if (argv.empty()) throw usage_error("run_child", "no program");
   std::vector<std::string> environment = extra_environment;
   for (char** e = environ; *e != nullptr; ++e) {
@@ -79,9 +80,15 @@ ChildExit run_child(const std::vector<std::string>& argv,
   args.push_back(nullptr);
   for (const std::string& entry : environment) envp.push_back(const_cast<char*>(entry.c_str()));
   envp.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  ::posix_spawn_file_actions_init(&actions);
+  if (discard_stdout) {
+    ::posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  }
   pid_t pid = 0;
   // posix_spawnp: a launcher ("mpiexec", "srun", "valgrind") is found on the PATH.
-  const int rc = ::posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), envp.data());
+  const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  ::posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw io_error(argv[0], fmt::format("cannot start it: {}", std::strerror(rc)));
   g_child = pid;
   // A signal that came while the child was being started found no child to pass it to: passed on

@@ -21,10 +21,12 @@ struct ChildExit {
 };
 
 // Starts argv (found on the PATH) with this process's environment plus `extra_environment`
-// ("NAME=value", replacing a variable of that name) and waits for it. Throws an io Error when it
+// ("NAME=value", replacing a variable of that name) and waits for it; with `discard_stdout` its
+// standard output goes to /dev/null (its errors still reach ours). Throws an io Error when it
 // cannot be started.
 ChildExit run_child(const std::vector<std::string>& argv,
-                    const std::vector<std::string>& extra_environment = {});
+                    const std::vector<std::string>& extra_environment = {},
+                    bool discard_stdout = false);
 
 // While one lives, SIGINT and SIGTERM are passed on to the running child and remembered, so that
 // an interrupt stops the child and then the caller, cleanly.

@@ -81,4 +81,14 @@ if(SONDE)
   if(NOT rc EQUAL 1 OR NOT err MATCHES "no-such-launcher' is not an executable program")
     message(FATAL_ERROR "a launcher that cannot start gave exit ${rc}:\n${err}")
   endif()
+  # A launcher that starts but cannot run the suite (here `false`, as Open MPI's mpiexec as root
+  # does) fails before any part is measured, saying which line failed.
+  execute_process(COMMAND ${SONDE} characterize --quick --suite mpi --results ${results} --profiles ${results}/machines
+                          --machine m3 --run-id r "--mpi-launcher=false -n 2"
+                  RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
+  file(GLOB measured ${results}/m3/r/mpi-*.json)
+  if(NOT rc EQUAL 1 OR NOT err MATCHES "the MPI suite did not start: 'false -n 2 [^']*sonde-bench-mpi[^']*--list-parts' exited 1"
+     OR err MATCHES "\\[1/4\\]" OR measured)
+    message(FATAL_ERROR "a launcher that fails gave exit ${rc} (parts written: ${measured}):\n${err}")
+  endif()
 endif()
