@@ -17,7 +17,9 @@
 # The programs run on this machine; PROFILE may be another machine's (a prediction across machines).
 # SONDE_CHECK_RANKS sets the rank counts (default 1,2; e.g. 1,2,4,8,16 on a 16-core node), and
 # SONDE_MPIEXEC the launcher `sonde check` puts before -n <n> (default mpiexec), and
-# SONDE_CHECK_OPTIONS more options for every `sonde check` (e.g. --no-probe where time is short).
+# SONDE_CHECK_OPTIONS more options for every `sonde check` (e.g. --no-probe where time is short), and
+# SONDE_CHECK_PROGRAMS which programs to check (default all: "stream stencil cg transpose matmul
+# random_update heat stream_threads").
 # A run that has not ended after 10 minutes (an MPI job hung in its teardown) is stopped, and that
 # program's check fails; the others go on.
 set -euo pipefail
@@ -37,8 +39,15 @@ mkdir -p "$records"
 status=0
 # The points each check runs: every rank count, the spreadsheet's own values.
 points=(--ranks "$ranks")
+programs=${SONDE_CHECK_PROGRAMS:-stream stencil cg transpose matmul random_update heat stream_threads}
+for program in $programs; do
+  [[ " stream stencil cg transpose matmul random_update heat stream_threads " == *" $program "* ]] ||
+    { echo "check.sh: SONDE_CHECK_PROGRAMS names '$program'; expected some of stream stencil cg" \
+        "transpose matmul random_update heat stream_threads" >&2; exit 2; }
+done
 check() {
   local name=$1 spreadsheet
+  [[ " $programs " == *" ${name%-n*} "* ]] || return 0
   spreadsheet=$(sheet "$sheets" "$2")
   shift 2
   echo "== $name on $profile" >&2
