@@ -1,11 +1,11 @@
 cmake_policy(VERSION 3.25)
 # Runs sonde-bench-memory in quick mode over every part and checks its result file; then checks
 # that bad options give one clear error line, a non-zero exit and no result file.
-# Arguments: -DPROGRAM=<sonde-bench-memory> -DWORK=<scratch folder> -DHAVE_PAPI=<1 or 0>
+# Arguments: -DPROGRAM=<sonde-bench-memory> -DCHECKS=<sonde-test-result-checks> -DWORK=<scratch
+# folder> -DHAVE_PAPI=<1 or 0>
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 
-include(${CMAKE_CURRENT_LIST_DIR}/check_counts.cmake)
 execute_process(COMMAND ${PROGRAM} --quick --progress --out ${WORK}/memory.json
                         --papi-event=loads=sonde::no_such_event
                 RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)
@@ -22,24 +22,15 @@ string(JSON cores GET "${json}" context sonde topology cores)
 if(NOT suite STREQUAL "memory" OR cores LESS 1)
   message(FATAL_ERROR "the run context is incomplete")
 endif()
-math(EXPR last "${count} - 1")
-set(kernels "")
-foreach(i RANGE ${last})
-  string(JSON params ERROR_VARIABLE missing GET "${json}" benchmarks ${i} params)
-  if(missing)
-    string(JSON name GET "${json}" benchmarks ${i} name)
-    message(FATAL_ERROR "benchmark ${name} has no params")
-  endif()
-  string(JSON kernel GET "${params}" kernel)
-  string(JSON bytes GET "${params}" working_set_bytes)
-  list(APPEND kernels ${kernel})
-endforeach()
-foreach(expected pointer_chase read write copy triad update indexed strided_read)
-  if(NOT expected IN_LIST kernels)
-    message(FATAL_ERROR "no ${expected} benchmark in the quick run")
-  endif()
-endforeach()
-check_counts("${json}" "sonde::no_such_event")
+# Every entry has its kernel and working set, every kernel appears, and the counts say where they
+# come from (sonde-test-result-checks, microbench/tests/result_checks.cpp).
+execute_process(COMMAND ${CHECKS} ${WORK}/memory.json sonde::no_such_event kernel
+                        pointer_chase,read,write,copy,triad,update,indexed,strided_read
+                        working_set_bytes
+                RESULT_VARIABLE rc OUTPUT_VARIABLE summary ERROR_VARIABLE problem)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${problem}")
+endif()
 # The context says whether PAPI was built in; a build without it says so, and counts nothing.
 string(JSON built_in GET "${json}" context sonde counters papi_built_in)
 if(HAVE_PAPI AND NOT built_in)
@@ -51,7 +42,7 @@ elseif(NOT HAVE_PAPI)
                         "(papi_built_in ${built_in}, measured ${measured}):\n${err}")
   endif()
 endif()
-message(STATUS "quick run: ${count} entries, kernels ok")
+message(STATUS "quick run: ${summary}")
 
 # Bad options: one line naming the problem, exit code 2, nothing written.
 function(expect_usage_error expected_text)
