@@ -220,6 +220,25 @@ bool probe_wanted(const std::vector<SuiteRun>& suites) {
   });
 }
 
+// The suite's program under its launcher (if any), with the suite's own options.
+std::vector<std::string> suite_command(const std::filesystem::path& folder, const SuiteRun& suite) {
+  std::vector<std::string> argv = suite.launcher;
+  argv.push_back((folder / suite.program).string());
+  argv.insert(argv.end(), suite.arguments.begin(), suite.arguments.end());
+  return argv;
+}
+
+// Whether a part's result is kept from before: a whole file under its name, and not a part that
+// failed last time (whose file could not be set aside): a failed part is never kept, so never
+// fitted.
+bool part_kept(const std::filesystem::path& run_folder, const nlohmann::json& manifest,
+               const std::string& key) {
+  const bool failed_before = manifest.value("timing", nlohmann::json::object())
+                                 .value(key, nlohmann::json::object())
+                                 .value("failed", false);
+  return !failed_before && is_whole_result(run_folder / (key + ".json"));
+}
+
 // Runs one part of a suite program into `file`; throws on an interrupt.
 // With `resume`, the part's program keeps what an interrupted run of it measured (its unfinished
 // file beside `file`) and measures only the rest.
@@ -234,9 +253,7 @@ ChildExit run_part(const std::filesystem::path& folder, const SuiteRun& suite,
   };
   // A signal while sonde itself was planning had no child to stop: stop here.
   if (interrupting_signal() != 0) throw interrupted();
-  std::vector<std::string> argv = suite.launcher;
-  argv.push_back((folder / suite.program).string());
-  argv.insert(argv.end(), suite.arguments.begin(), suite.arguments.end());
+  std::vector<std::string> argv = suite_command(folder, suite);
   argv.insert(argv.end(), {"--part=" + part, "--out=" + file.string(), "--progress"});
   if (resume) argv.push_back("--resume");
   const ChildExit exit = run_child(argv);
@@ -493,15 +510,11 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
   for (const SuiteRun& suite : suites) {
     if (suite.launcher.empty()) continue;
     const bool measures =
-        std::any_of(suite.parts.begin(), suite.parts.end(), [&](const auto& part) {
-          const std::string key = suite.suite + "-" + part;
-          return !is_whole_result(outcome.run_folder / (key + ".json")) ||
-                 manifest["timing"].value(key, nlohmann::json::object()).value("failed", false);
+        std::any_of(suite.parts.begin(), suite.parts.end(), [&](const std::string& part) {
+          return !part_kept(outcome.run_folder, manifest, suite.suite + "-" + part);
         });
     if (!measures) continue;
-    std::vector<std::string> argv = suite.launcher;
-    argv.push_back((folder / suite.program).string());
-    argv.insert(argv.end(), suite.arguments.begin(), suite.arguments.end());
+    std::vector<std::string> argv = suite_command(folder, suite);
     argv.push_back("--list-parts");
     const ChildExit exit = run_child(argv, {}, true);
     if (interrupting_signal() != 0) {
@@ -578,11 +591,7 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
     const std::filesystem::path file = outcome.run_folder / (key + ".json");
     outcome.result_files.push_back(file);
     const double estimate = estimates[key];
-    // A part that failed last time is measured again even if a whole file stands under its name
-    // (one that could not be set aside): a failed part is never kept, so never fitted.
-    const bool failed_before =
-        manifest["timing"].value(key, nlohmann::json::object()).value("failed", false);
-    if (!failed_before && is_whole_result(file)) {
+    if (part_kept(outcome.run_folder, manifest, key)) {
       fmt::print(stderr, "sonde: [{}/{}] {}: kept from before\n", i + 1, parts.size(), part);
       ++outcome.parts_kept;
       left -= estimate;

@@ -41,21 +41,21 @@ is_glibc() {
   esac
   return 1
 }
-for file in "$root"/bin/*; do
-  ldd "$file" 2>/dev/null | awk '/=> \// { print $3 }'
-done | sort -u | while read -r library; do
-  is_glibc "$library" || cp -L "$library" "$root/lib/"
-done
+# copy_libraries FILE...: the shared libraries these files load into lib/, once each.
+copy_libraries() {
+  for file in "$@"; do
+    ldd "$file" 2>/dev/null | awk '/=> \// { print $3 }'
+  done | sort -u | while read -r library; do
+    is_glibc "$library" || [[ -e "$root/lib/$(basename "$library")" ]] || cp -L "$library" "$root/lib/"
+  done
+}
+copy_libraries "$root"/bin/*
 # UCX (under MPICH on Debian) loads its transports as modules at run time.
 ucx_modules=$(find /usr/lib -maxdepth 3 -type d -name ucx -path '*-linux-gnu/ucx' 2>/dev/null | head -n 1)
 if [[ -n "$ucx_modules" ]]; then
   mkdir -p "$root/lib/ucx"
   cp -L "$ucx_modules"/*.so* "$root/lib/ucx/" 2>/dev/null || true
-  for module in "$root"/lib/ucx/*; do
-    ldd "$module" 2>/dev/null | awk '/=> \// { print $3 }'
-  done | sort -u | while read -r library; do
-    is_glibc "$library" || [[ -e "$root/lib/$(basename "$library")" ]] || cp -L "$library" "$root/lib/"
-  done
+  copy_libraries "$root"/lib/ucx/*
 fi
 
 cat >"$root/env.sh" <<'EOF'
