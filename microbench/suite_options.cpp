@@ -8,6 +8,9 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "core/program.hpp"
+#include "core/version.hpp"
+#include "microbench/memory/memory_suite.hpp"
 
 namespace sonde::microbench {
 namespace {
@@ -44,6 +47,63 @@ void add_common_options(CLI::App& app, CommonOptions& options) {
   app.add_option("--remeasure", options.remeasure,
                  "How many times at most a noisy benchmark is measured again (default 2)")
       ->check(CLI::NonNegativeNumber);
+}
+
+void add_memory_options(CLI::App& app, MemorySuiteOptions& options) {
+  add_common_options(app, options.common);
+  app.add_option("--min-working-set", options.min_working_set,
+                 "Smallest working set, e.g. 4KiB (at least one cache line)")
+      ->capture_default_str();
+  app.add_option(
+      "--max-working-set", options.max_working_set,
+      "Largest working set, e.g. 512MiB (default: 8 times the last level as sized, within "
+      "a quarter of the memory this process may use)");
+  app.add_option("--sizes", options.sizes,
+                 "Measure exactly these working sets instead of the sweep, e.g. 16KiB,256MiB")
+      ->delimiter(',');
+  app.add_option("--threads", options.threads,
+                 "Thread counts for the bandwidth sweep, e.g. 1,2 or all (default: 1 and all)")
+      ->delimiter(',');
+  app.add_option("--seed", options.seed, "Seed of the random chase permutations")
+      ->capture_default_str();
+}
+
+void add_mpi_options(CLI::App& app, CommonOptions& options, std::vector<std::string>& message_sizes,
+                     std::vector<std::string>& collective_sizes) {
+  add_common_options(app, options);
+  app.add_option("--message-bytes", message_sizes,
+                 "Ping-pong message sizes instead of 0 B to 16 MiB (e.g. 8,2000000,4MiB)")
+      ->delimiter(',');
+  app.add_option("--collective-bytes", collective_sizes,
+                 "Collective message sizes to measure besides the plan's (e.g. 32KiB,24576)")
+      ->delimiter(',');
+}
+
+std::optional<int> parse_program_command_line(const std::string& description,
+                                              const std::string& program,
+                                              const std::function<void(CLI::App&)>& add_options,
+                                              int argc, char** argv, ProgramFlags& flags) {
+  CLI::App app{description, program};
+  app.footer(
+      "Google Benchmark's --benchmark_* flags (--benchmark_filter=REGEX and the others) apply "
+      "too.");
+  app.set_version_flag("--version", sonde::version);
+  add_options(app);
+  app.add_option("--out", flags.out,
+                 "Write the results (Google Benchmark JSON) to this file, atomically");
+  app.add_flag("--progress", flags.progress,
+               "One line per benchmark on stderr instead of the table");
+  app.add_flag("--list-parts", flags.list_parts, "Print the parts this machine would run and exit");
+  app.add_flag("--resume", flags.resume,
+               "Keep what an interrupted run with the same --out measured (its unfinished file, "
+               "<out>.unfinished.json) and measure only the rest");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
+  }
+  return std::nullopt;
 }
 
 std::vector<std::string> common_option_arguments(const CommonOptions& options) {

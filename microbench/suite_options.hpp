@@ -12,8 +12,9 @@
 #include "microbench/bench_output.hpp"
 #include "microbench/clock.hpp"
 
-// CLI11 is heavy to compile (9 s a file under the sanitizers): CLI::App is declared here for the
-// suites' headers, and CLI11 included only where options are added.
+// CLI11 is heavy to compile (11 s a file at -O3, 9 s under the sanitizers): CLI::App is declared
+// here for the suites' headers, and suite_options.cpp is the one file of the suites that includes
+// CLI11: every suite's options are added and every program's command line parsed there.
 namespace CLI {
 class App;
 }  // namespace CLI
@@ -39,6 +40,27 @@ struct CommonOptions {
 };
 
 void add_common_options(CLI::App& app, CommonOptions& options);
+
+struct MemorySuiteOptions;  // memory/memory_suite.hpp
+// The memory suite's options besides the common ones (the benchmark program's and the tests').
+void add_memory_options(CLI::App& app, MemorySuiteOptions& options);
+// The MPI suite's: the ping-pong's message sizes and the collectives' besides the plan's.
+void add_mpi_options(CLI::App& app, CommonOptions& options, std::vector<std::string>& message_sizes,
+                     std::vector<std::string>& collective_sizes);
+
+// What every suite program's command line holds besides its suite's options.
+struct ProgramFlags {
+  std::string out;  // the result file
+  bool progress = false;
+  bool list_parts = false;
+  bool resume = false;
+};
+// Parses a suite program's command line into `flags` and what `add_options` binds. Returns the
+// exit code where the program ends now (--help, --version, a usage error, said on the way).
+std::optional<int> parse_program_command_line(const std::string& description,
+                                              const std::string& program,
+                                              const std::function<void(CLI::App&)>& add_options,
+                                              int argc, char** argv, ProgramFlags& flags);
 std::vector<std::string> common_option_arguments(const CommonOptions& options);
 
 bool has_part(const std::vector<std::string>& parts, const std::string& part);

@@ -1,16 +1,15 @@
 #include "microbench/suite_program.hpp"
-#include <CLI/CLI.hpp>
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/program.hpp"
-#include "core/version.hpp"
 #include "microbench/hardware_counters.hpp"
 #include "microbench/run_context.hpp"
 #include "microbench/system_load.hpp"
@@ -19,26 +18,17 @@ namespace sonde::microbench {
 
 int run_suite_program(const SuiteProgram& suite, int argc, char** argv) {
   const std::vector<std::string> command_line(argv, argv + argc);
-  benchmark::Initialize(&argc, argv);  // takes the --benchmark_* flags out of argv
+  // Google Benchmark answers --help with its own flags alone: the suite's options are asked for.
+  const bool help =
+      std::find(command_line.begin() + 1, command_line.end(), "--help") != command_line.end();
+  if (!help) benchmark::Initialize(&argc, argv);  // takes the --benchmark_* flags out of argv
   return run_program(suite.program.c_str(), [&]() -> int {
-    CLI::App app{suite.description, suite.program};
-    app.set_version_flag("--version", sonde::version);
-    suite.add_options(app);
-    std::string out;
-    bool progress = false, list_parts = false, resume = false;
-    app.add_option("--out", out,
-                   "Write the results (Google Benchmark JSON) to this file, atomically");
-    app.add_flag("--progress", progress, "One line per benchmark on stderr instead of the table");
-    app.add_flag("--list-parts", list_parts, "Print the parts this machine would run and exit");
-    app.add_flag("--resume", resume,
-                 "Keep what an interrupted run with the same --out measured (its unfinished file, "
-                 "<out>.unfinished.json) and measure only the rest");
-    try {
-      app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-      const int code = app.exit(e);
-      return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
-    }
+    ProgramFlags flags;
+    if (const auto code = parse_program_command_line(suite.description, suite.program,
+                                                     suite.add_options, argc, argv, flags))
+      return *code;
+    const std::string& out = flags.out;
+    const bool progress = flags.progress, list_parts = flags.list_parts, resume = flags.resume;
 
     const Topology topology = Topology::from_system();
     // The sizes: the run's sizing when `sonde characterize` decided one, else hwloc's caches

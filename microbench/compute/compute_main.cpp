@@ -1,5 +1,4 @@
 // sonde-bench-compute: peak floating-point rate and the kernel library of per-operation costs.
-#include <CLI/CLI.hpp>
 #include "microbench/compute/compute_suite.hpp"
 #include "microbench/suite_program.hpp"
 

@@ -1,6 +1,5 @@
 // sonde-bench-contention: Amato et al.'s (1999) contention and coherence experiments on this
 // machine.
-#include <CLI/CLI.hpp>
 #include "microbench/contention/contention_suite.hpp"
 #include "microbench/suite_program.hpp"
 

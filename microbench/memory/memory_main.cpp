@@ -1,7 +1,6 @@
 // sonde-bench-memory: the memory-hierarchy suite as a program of its own. Google Benchmark's
 // --benchmark_* flags work as usual; sonde's options select sizes, threads and parts.
 #include <fmt/format.h>
-#include <CLI/CLI.hpp>
 
 #include "core/units.hpp"
 #include "microbench/memory/memory_suite.hpp"

@@ -1,5 +1,4 @@
 #include "microbench/memory/memory_suite.hpp"
-#include <CLI/CLI.hpp>
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
@@ -1091,25 +1090,6 @@ unsigned parse_thread_count(const std::string& text, unsigned cores) {
 }
 
 }  // namespace
-
-void add_memory_options(CLI::App& app, MemorySuiteOptions& options) {
-  add_common_options(app, options.common);
-  app.add_option("--min-working-set", options.min_working_set,
-                 "Smallest working set, e.g. 4KiB (at least one cache line)")
-      ->capture_default_str();
-  app.add_option(
-      "--max-working-set", options.max_working_set,
-      "Largest working set, e.g. 512MiB (default: 8 times the last level as sized, within "
-      "a quarter of the memory this process may use)");
-  app.add_option("--sizes", options.sizes,
-                 "Measure exactly these working sets instead of the sweep, e.g. 16KiB,256MiB")
-      ->delimiter(',');
-  app.add_option("--threads", options.threads,
-                 "Thread counts for the bandwidth sweep, e.g. 1,2 or all (default: 1 and all)")
-      ->delimiter(',');
-  app.add_option("--seed", options.seed, "Seed of the random chase permutations")
-      ->capture_default_str();
-}
 
 std::vector<std::string> memory_option_arguments(const MemorySuiteOptions& options) {
   std::vector<std::string> args = common_option_arguments(options.common);

@@ -26,9 +26,8 @@ struct MemorySuiteOptions {
   std::uint64_t seed = 20261121;     // for the chase permutations
 };
 
-// Adds the suite's options to a command line (the benchmark program's and `sonde characterize`).
-void add_memory_options(CLI::App& app, MemorySuiteOptions& options);
-// The same options as arguments again, to hand them to the benchmark program.
+// The suite's options (added to a command line by add_memory_options, suite_options.hpp) as
+// arguments again, to hand them to the benchmark program.
 std::vector<std::string> memory_option_arguments(const MemorySuiteOptions& options);
 
 // The options checked against the machine and made concrete.

@@ -2,7 +2,6 @@
 // (1995), section 4; Eom and Hollingsworth (1998)). Run it under mpirun or srun; rank 0 writes the
 // result.
 #include <mpi.h>
-#include <CLI/CLI.hpp>
 
 #include <string>
 
@@ -35,13 +34,7 @@ int main(int argc, char** argv) {
   suite.headline_counters = {"seconds_per_message", "seconds_per_operation", "bytes_per_second"};
   std::vector<std::string> message_sizes, collective_sizes;
   suite.add_options = [&](CLI::App& app) {
-    add_common_options(app, options);
-    app.add_option("--message-bytes", message_sizes,
-                   "Ping-pong message sizes instead of 0 B to 16 MiB (e.g. 8,2000000,4MiB)")
-        ->delimiter(',');
-    app.add_option("--collective-bytes", collective_sizes,
-                   "Collective message sizes to measure besides the plan's (e.g. 32KiB,24576)")
-        ->delimiter(',');
+    add_mpi_options(app, options, message_sizes, collective_sizes);
   };
   suite.common = &options;
   suite.quiet = rank != 0;

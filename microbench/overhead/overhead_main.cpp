@@ -1,6 +1,5 @@
 // sonde-bench-overhead: process, pipe and synchronization overheads (Xu and Hwang (1995), Tables 2
 // and 3).
-#include <CLI/CLI.hpp>
 #include "microbench/overhead/overhead_suite.hpp"
 #include "microbench/suite_program.hpp"
 

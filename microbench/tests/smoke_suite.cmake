@@ -1,6 +1,7 @@
 cmake_policy(VERSION 3.25)
 # Runs a benchmark program in quick mode and checks that every expected value of one parameter
-# appears in its result file, every entry has its params, and an unknown part is refused.
+# appears in its result file, every entry has its params, an unknown part is refused, and --help
+# lists the suite's options.
 # Arguments: -DPROGRAM=<program> -DCHECKS=<sonde-test-result-checks> -DWORK=<scratch>
 # -DKEY=<parameter> -DEXPECTED=<a,b,...>
 # and, optionally, -DPART=<part> to run that part alone.
@@ -27,5 +28,11 @@ execute_process(COMMAND ${PROGRAM} --quick --part=nonsense --out ${WORK}/bad.jso
                 RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
 if(NOT rc EQUAL 2 OR NOT err MATCHES "unknown part 'nonsense'" OR EXISTS ${WORK}/bad.json)
   message(FATAL_ERROR "an unknown part gave exit ${rc}:\n${err}")
+endif()
+# --help lists the suite's own options, not only Google Benchmark's flags.
+execute_process(COMMAND ${PROGRAM} --help RESULT_VARIABLE rc OUTPUT_VARIABLE help ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT help MATCHES "--quick" OR NOT help MATCHES "--list-parts"
+   OR NOT help MATCHES "--benchmark_")
+  message(FATAL_ERROR "--help gave exit ${rc}:\n${help}\n${err}")
 endif()
 message(STATUS "${summary}")
