@@ -261,7 +261,11 @@ FormChoice select_form(const std::vector<double>& x, const std::vector<double>& 
     scores.emplace_back(candidates[i].name, mean(errors.back()));
     if (!why.empty()) failures.push_back(fmt::format("{}: {}", candidates[i].name, why));
     if (std::isfinite(scores[i].second)) {
-      fits[i] = fit_form(candidates[i], x, y, what);
+      // On all the points, with the score just computed (fit_form would cross-validate again).
+      fits[i] = FormChoice{};
+      fits[i]->form = candidates[i];
+      fits[i]->fit = fit_model(candidates[i].basis, x, y, what);
+      fits[i]->cv_error = scores[i].second;
       if (const auto n = negative_between(*fits[i], reach_from, reach)) {
         scores[i].second = std::numeric_limits<double>::infinity();
         failures.push_back(fmt::format("{}: negative at {}", candidates[i].name, *n));
