@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, checks the formatting, builds the optimized configuration (GCC) and the
-# sanitizer one (address + undefined, clang) warning-free, runs their tests, builds the memory
-# benchmark optimized with clang and runs it briefly, and fuzzes the readers briefly. So the whole
-# code is built warning-free by both compilers. The optimized build counts with PAPI, the sanitizer
+# sanitizer one (address + undefined, clang) warning-free, runs their tests, and fuzzes the readers
+# briefly. So the whole code is built warning-free by both compilers, and the memory kernels
+# optimized by both (the sanitizer build compiles them at -O3, as clang's optimized build does). The optimized build counts with PAPI, the sanitizer
 # build is built without it (SONDE_PAPI=OFF in its preset): both configurations are checked at no
 # extra build. The unit tests are built and run in the sanitizer build only, a unity build
 # (CMAKE_UNITY_BUILD); the optimized build runs the programs' smoke, MPI, cluster and browser
@@ -26,18 +26,6 @@ for preset in release asan; do
   echo "== tests: $preset (at $((SECONDS - started)) s)"
   ctest --preset "$preset" -j "$jobs"
 done
-# The memory benchmark optimized by clang, its one-thread bandwidth part run quick: the kernels are
-# what each compiler makes of them (clang once stored a misaligned vector with an aligned move,
-# which faults). The rest of the code was built by clang in the sanitizer build.
-echo "== build: clang, the memory benchmark (at $((SECONDS - started)) s)"
-cmake --preset clang >/dev/null
-cmake --build --preset clang -j "$jobs" --target sonde-bench-memory
-ctest --test-dir build/clang -R '^microbench_kernels_call_no_libc$' --no-tests=error \
-  --output-on-failure
-clang_run=$(mktemp -d)
-build/clang/bin/sonde-bench-memory --quick --part=bandwidth-t1 --out "$clang_run/memory.json" \
-  >"$clang_run/memory.txt"
-rm -rf "$clang_run"
 echo "== builds and tests done (at $((SECONDS - started)) s)"
 
 # A short fuzzing pass over every reader of user input (scripts/fuzz.sh, docs/fuzzing.md): the
