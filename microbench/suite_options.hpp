@@ -1,4 +1,5 @@
-// Options every benchmark program shares: quick mode, repetitions, time per repetition, parts.
+// The suites' command lines: the options every benchmark program shares (quick mode, repetitions,
+// time per repetition, parts), the memory and MPI suites' own, and a program's parsing.
 #pragma once
 
 #include <string>
@@ -61,6 +62,8 @@ std::optional<int> parse_program_command_line(const std::string& description,
                                               const std::string& program,
                                               const std::function<void(CLI::App&)>& add_options,
                                               int argc, char** argv, ProgramFlags& flags);
+
+// The common options as arguments again, to hand them to a benchmark program.
 std::vector<std::string> common_option_arguments(const CommonOptions& options);
 
 bool has_part(const std::vector<std::string>& parts, const std::string& part);
