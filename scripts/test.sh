@@ -6,10 +6,11 @@
 # build is built without it (SONDE_PAPI=OFF in its preset): both configurations are checked at no
 # extra build. The unit tests are built and run in the sanitizer build only, a unity build
 # (CMAKE_UNITY_BUILD); the optimized build runs the programs' smoke, MPI, cluster and browser
-# tests. The whole run took 26.2 minutes from a clean clone on a 2-core Zen 3 guest on 2026-11-28
-# (release build 8.3, sanitizer build 9.0, their tests 3.1 and 2.8, fuzzing 2.8), against 27.3 to
-# 30.1 earlier that day, before the clang preset's build was left out; 20 to 29 in the sessions
-# before.
+# tests. The whole run took 26.2 and 29.0 minutes from clean clones on a 2-core Zen 3 guest on
+# 2026-11-28, an hour apart, with the same code (release build 8.3 and 10.1 minutes, sanitizer
+# build 9.0 and 9.5, their tests 3.1 and 3.3, 2.8 and 3.0): the guest's speed drifts by more than
+# the clang preset's build, left out since, took (2.2). 27.3 to 30.1 earlier that day; 20 to 29
+# in the sessions before.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
