@@ -180,13 +180,23 @@ double cross_validated_error(const Form& form, const std::vector<double>& x,
   return mean(left_out_errors(form, x, y));
 }
 
-FormChoice fit_form(const Form& form, const std::vector<double>& x, const std::vector<double>& y,
-                    const std::string& what) {
+namespace {
+
+// `form` fitted to all the points, with its cross-validated error as already computed.
+FormChoice fitted(const Form& form, const std::vector<double>& x, const std::vector<double>& y,
+                  const std::string& what, double cv_error) {
   FormChoice choice;
   choice.form = form;
   choice.fit = fit_model(form.basis, x, y, what);
-  choice.cv_error = cross_validated_error(form, x, y);
+  choice.cv_error = cv_error;
   return choice;
+}
+
+}  // namespace
+
+FormChoice fit_form(const Form& form, const std::vector<double>& x, const std::vector<double>& y,
+                    const std::string& what) {
+  return fitted(form, x, y, what, cross_validated_error(form, x, y));
 }
 
 namespace {
@@ -261,11 +271,8 @@ FormChoice select_form(const std::vector<double>& x, const std::vector<double>& 
     scores.emplace_back(candidates[i].name, mean(errors.back()));
     if (!why.empty()) failures.push_back(fmt::format("{}: {}", candidates[i].name, why));
     if (std::isfinite(scores[i].second)) {
-      // On all the points, with the score just computed (fit_form would cross-validate again).
-      fits[i] = FormChoice{};
-      fits[i]->form = candidates[i];
-      fits[i]->fit = fit_model(candidates[i].basis, x, y, what);
-      fits[i]->cv_error = scores[i].second;
+      // With the score just computed: fit_form would cross-validate again.
+      fits[i] = fitted(candidates[i], x, y, what, scores[i].second);
       if (const auto n = negative_between(*fits[i], reach_from, reach)) {
         scores[i].second = std::numeric_limits<double>::infinity();
         failures.push_back(fmt::format("{}: negative at {}", candidates[i].name, *n));
