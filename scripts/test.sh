@@ -7,8 +7,8 @@
 # its preset): both configurations are checked at no extra build. The unit tests are built and run
 # in the sanitizer build only; the optimized build runs the programs' smoke, MPI, cluster and
 # browser tests. What keeps the run short on 2 cores (CMakePresets.json): both builds are unity
-# builds but for the timed code, the optimized one compiles what it does not time at -O2, the
-# sanitizer one compiles at -O0 but for the fits and the kernels. CI took 1798 s (30 minutes) on
+# builds, the optimized one but for the timed code, which it compiles file by file at -O3 and the
+# rest at -O2; the sanitizer one compiles at -O0 but for the fits and the kernels. CI took 1798 s (30 minutes) on
 # 2026-11-28 before that. From a clean clone on a 2-core Zen 3 guest, 2026-11-29: 1494 s (24.9
 # minutes; 26.2 and 29.0 the day before): release build 444 s, its tests 198, asan build 405, its
 # tests 270, fuzzing 177 (a unity fuzz build was slower: its few targets compile one file each).
