@@ -299,7 +299,9 @@ FormChoice select_form(const std::vector<double>& x, const std::vector<double>& 
       chosen = i;
     }
   }
-  FormChoice choice = fits[chosen] ? *fits[chosen] : fit_form(candidates[chosen], x, y, what);
+  // Every form that can be chosen has a finite score, so it was fitted above (one without is
+  // significantly worse than any: its errors are empty or infinite).
+  FormChoice choice = fits[chosen].value();
   choice.scores = std::move(scores);
   return choice;
 }
