@@ -8,10 +8,11 @@
 # in the sanitizer build only; the optimized build runs the programs' smoke, MPI, cluster and
 # browser tests. What keeps the run short on 2 cores (CMakePresets.json): both builds are unity
 # builds, the optimized one but for the timed code, which it compiles file by file at -O3 and the
-# rest at -O2; the sanitizer one compiles at -O0 but for the fits and the kernels. CI took 1798 s (30 minutes) on
-# 2026-11-28 before that. From a clean clone on a 2-core Zen 3 guest, 2026-11-29: 1494 s (24.9
-# minutes; 26.2 and 29.0 the day before): release build 444 s, its tests 198, asan build 405, its
-# tests 270, fuzzing 177 (a unity fuzz build was slower: its few targets compile one file each).
+# rest (the suites' harness among it) at -O2; the sanitizer one compiles at -O0 but for the fits and
+# the kernels. CI took 1798 s (30 minutes) on 2026-11-28 before that. From a clean clone on a 2-core
+# Zen 3 guest, 2026-11-29: 1494 s at 50c132d, and 1175 s at 23930f7 once the suites' harness left
+# the timed code: release build 311 s (441 in the run just before it), its tests 192, asan build 318,
+# its tests 202, fuzzing 151 (a unity fuzz build was slower: its few targets compile one file each).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
