@@ -122,7 +122,11 @@ void Topology::read() {
     if (obj == nullptr) continue;
     if (const char* model = hwloc_obj_get_info_by_name(obj, "CPUModel");
         model && cpu_model_.empty()) {
+      // The CPUID brand string is padded with spaces to 48 bytes on some guests ("Oxide Virtual
+      // Turin-like Processor" and 13 spaces), which every summary line would carry.
       cpu_model_ = model;
+      const auto end = cpu_model_.find_last_not_of(" \t");
+      cpu_model_.erase(end == std::string::npos ? 0 : end + 1);
     }
     if (const char* vendor = hwloc_obj_get_info_by_name(obj, "CPUVendor");
         vendor && cpu_vendor_.empty()) {

@@ -404,6 +404,35 @@ std::filesystem::path collectives_run(const std::string& name,
   return folder;
 }
 
+// Each part measures the core clock at its start; a guest's clock wanders between parts, so the
+// profile gives their median and range, whichever part comes first.
+TEST(ProfileBuilder, TheClockIsThePartsMedianWithTheirRange) {
+  const auto folder = std::filesystem::temp_directory_path() / "sonde-fit-clock";
+  std::filesystem::create_directories(folder);
+  for (const auto& [part, hertz] : std::vector<std::pair<std::string, double>>{
+           {"overhead-sync", 3.6e9}, {"compute-kernels", 3.0e9}, {"overhead-pipe", 3.3e9}}) {
+    const nlohmann::json document = {
+        {"context",
+         {{"sonde",
+           {{"suite", "overhead"},
+            {"host", "h"},
+            {"clock", {{"hertz", hertz}, {"source", "add chain"}}},
+            {"topology",
+             {{"cores", 2}, {"numa_nodes", nlohmann::json::array({0})}, {"caches", {}}}}}}}},
+        {"benchmarks", nlohmann::json::array()}};
+    write_file_atomically(folder / (part + ".json"), document.dump(1));
+  }
+  const profile::Profile p =
+      build_profile(read_run_records(read_result_folder(folder)), "m", folder);
+  ASSERT_TRUE(p.machine.clock);
+  EXPECT_DOUBLE_EQ(p.machine.clock->value, 3.3e9);
+  ASSERT_TRUE(p.machine.clock->interval);
+  EXPECT_DOUBLE_EQ(p.machine.clock->interval->low, 3.0e9);
+  EXPECT_DOUBLE_EQ(p.machine.clock->interval->high, 3.6e9);
+  EXPECT_NE(p.machine.clock->note.find("median over the 3 parts"), std::string::npos)
+      << p.machine.clock->note;
+}
+
 // The MPI suite on a two-core machine measures every collective at n = 2 only: no form in n, but
 // the profile keeps the measured points, each with its repetitions' range and its benchmark.
 TEST(ProfileBuilder, CollectivesMeasuredAtOneSizeKeepTheirPoints) {
