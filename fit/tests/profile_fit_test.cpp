@@ -404,9 +404,9 @@ std::filesystem::path collectives_run(const std::string& name,
   return folder;
 }
 
-// Each part measures the core clock at its start; a guest's clock wanders between parts, so the
-// profile gives their median and range, whichever part comes first.
-TEST(ProfileBuilder, TheClockIsThePartsMedianWithTheirRange) {
+// Each part measures the clock at its start and end; a guest's clock wanders between parts, so
+// the profile gives the readings' median and range, whichever part comes first.
+TEST(ProfileBuilder, TheClockIsTheReadingsMedianWithTheirRange) {
   const auto folder = std::filesystem::temp_directory_path() / "sonde-fit-clock";
   std::filesystem::create_directories(folder);
   for (const auto& [part, hertz] : std::vector<std::pair<std::string, double>>{
@@ -417,6 +417,7 @@ TEST(ProfileBuilder, TheClockIsThePartsMedianWithTheirRange) {
            {{"suite", "overhead"},
             {"host", "h"},
             {"clock", {{"hertz", hertz}, {"source", "add chain"}}},
+            {"clock_end", {{"hertz", hertz + 0.2e9}, {"source", "add chain"}}},
             {"topology",
              {{"cores", 2}, {"numa_nodes", nlohmann::json::array({0})}, {"caches", {}}}}}}}},
         {"benchmarks", nlohmann::json::array()}};
@@ -425,11 +426,12 @@ TEST(ProfileBuilder, TheClockIsThePartsMedianWithTheirRange) {
   const profile::Profile p =
       build_profile(read_run_records(read_result_folder(folder)), "m", folder);
   ASSERT_TRUE(p.machine.clock);
-  EXPECT_DOUBLE_EQ(p.machine.clock->value, 3.3e9);
+  // Readings 3.0, 3.2, 3.3, 3.5, 3.6 and 3.8 GHz: the median between the middle two.
+  EXPECT_DOUBLE_EQ(p.machine.clock->value, 3.4e9);
   ASSERT_TRUE(p.machine.clock->interval);
   EXPECT_DOUBLE_EQ(p.machine.clock->interval->low, 3.0e9);
-  EXPECT_DOUBLE_EQ(p.machine.clock->interval->high, 3.6e9);
-  EXPECT_NE(p.machine.clock->note.find("median over the 3 parts"), std::string::npos)
+  EXPECT_DOUBLE_EQ(p.machine.clock->interval->high, 3.8e9);
+  EXPECT_NE(p.machine.clock->note.find("median of 6 readings"), std::string::npos)
       << p.machine.clock->note;
 }
 
