@@ -327,7 +327,7 @@ std::string format_memory_summary(const MemorySummary& summary) {
                                  summary.cpu_model, summary.topology);
   if (summary.clock_hertz) {
     // One part's reading: the profile's clock is the median over every part, with their range.
-    text += fmt::format("Core clock {} at the first memory part's start ({})\n",
+    text += fmt::format("Core clock {} at one memory part's start ({})\n",
                         format_hertz(*summary.clock_hertz), summary.clock_source);
   } else {
     text += "Core clock unknown: latencies in seconds only\n";
