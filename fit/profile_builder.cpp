@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 #include "core/atomic_file.hpp"
@@ -856,6 +857,7 @@ void flag_noisy(const std::vector<ResultFile>& files, profile::Profile& p) {
 // the readings' median and their range, not the first part's.
 std::optional<Quantity> core_clock(const std::vector<ResultFile>& files) {
   std::vector<double> hertz;
+  std::size_t ends = 0;
   std::string source;
   for (const ResultFile& file : files) {
     const nlohmann::json& context = file.sonde_context();
@@ -864,6 +866,7 @@ std::optional<Quantity> core_clock(const std::vector<ResultFile>& files) {
       const double value = context[key].value("hertz", 0.0);
       if (!(value > 0)) continue;
       hertz.push_back(value);
+      if (key == std::string_view("clock_end")) ++ends;
       if (source.empty()) source = context[key].value("source", "");
     }
   }
@@ -874,11 +877,13 @@ std::optional<Quantity> core_clock(const std::vector<ResultFile>& files) {
   clock.origin = Origin::measured;
   const auto [low, high] = std::minmax_element(hertz.begin(), hertz.end());
   clock.interval = Interval{*low, *high, 1};
-  clock.note = hertz.size() == 1 ? source
-                                 : fmt::format(
-                                       "{}; median of {} readings, at each part's start and end; "
-                                       "interval: their range",
-                                       source, hertz.size());
+  // Results from before 2026-12-05 hold no end readings: the note says which readings there are.
+  clock.note = hertz.size() == 1
+                   ? source
+                   : fmt::format(
+                         "{}; median of {} readings, at the parts' starts{}; interval: "
+                         "their range",
+                         source, hertz.size(), ends > 0 ? " and ends" : "");
   return clock;
 }
 

@@ -24,6 +24,11 @@ std::string folder_safe(const std::string& name) {
   return safe.empty() ? "unnamed" : safe;
 }
 
+nlohmann::json clock_json(const std::optional<CoreClock>& clock) {
+  if (!clock) return nullptr;
+  return {{"hertz", clock->hertz}, {"source", clock->source}};
+}
+
 nlohmann::json make_run_context(const std::string& suite, const Topology& topology,
                                 const std::optional<CoreClock>& clock,
                                 const std::vector<std::string>& command_line) {
@@ -36,8 +41,6 @@ nlohmann::json make_run_context(const std::string& suite, const Topology& topolo
 #else
   const std::string compiler = "unknown";
 #endif
-  nlohmann::json clock_json = nullptr;
-  if (clock) clock_json = {{"hertz", clock->hertz}, {"source", clock->source}};
   return {
       {"sonde_version", sonde::version},
       {"suite", suite},
@@ -48,7 +51,7 @@ nlohmann::json make_run_context(const std::string& suite, const Topology& topolo
       {"compiler",
        {{"name", compiler}, {"flags", sonde::compile_flags}, {"build_type", sonde::build_type}}},
       {"topology", topology.to_json()},
-      {"clock", clock_json},
+      {"clock", clock_json(clock)},
       {"pages",
        {{"base_bytes", base_page_bytes()},
         {"huge_bytes", huge_page_bytes()},

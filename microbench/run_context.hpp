@@ -19,6 +19,9 @@ using sonde::utc_timestamp;  // "2026-11-21T14:05:09Z"
 // A name safe for a folder: letters, digits, '.', '_' and '-'; anything else becomes '-'.
 std::string folder_safe(const std::string& name);
 
+// A clock reading as the results hold it ({hertz, source}), null where there is none.
+nlohmann::json clock_json(const std::optional<CoreClock>& clock);
+
 nlohmann::json make_run_context(const std::string& suite, const Topology& topology,
                                 const std::optional<CoreClock>& clock,
                                 const std::vector<std::string>& command_line);

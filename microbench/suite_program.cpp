@@ -136,7 +136,7 @@ int run_suite_program(const SuiteProgram& suite, int argc, char** argv) {
       // 3.9 GHz between parts on the Zen 5 guest of 2026-12-05), and the profile's clock takes
       // every reading.
       if (const std::optional<CoreClock> end = measure_core_clock()) {
-        sonde["clock_end"] = {{"hertz", end->hertz}, {"source", end->source}};
+        sonde["clock_end"] = clock_json(end);
       }
       if (!load_start) {
         sonde["load"] = {{"error", load_error}};
