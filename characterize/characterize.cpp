@@ -244,7 +244,8 @@ bool part_kept(const std::filesystem::path& run_folder, const nlohmann::json& ma
 // file beside `file`) and measures only the rest.
 ChildExit run_part(const std::filesystem::path& folder, const SuiteRun& suite,
                    const std::string& part, const std::filesystem::path& file,
-                   const std::filesystem::path& run_folder, bool resume = false) {
+                   const std::filesystem::path& run_folder, double launcher_grace_seconds,
+                   bool resume = false) {
   const auto interrupted = [&] {
     return Error(ExitCode::interrupted, "sonde characterize",
                  fmt::format("interrupted before part {}; the finished parts are kept in {}; "
@@ -256,9 +257,15 @@ ChildExit run_part(const std::filesystem::path& folder, const SuiteRun& suite,
   std::vector<std::string> argv = suite_command(folder, suite);
   argv.insert(argv.end(), {"--part=" + part, "--out=" + file.string(), "--progress"});
   if (resume) argv.push_back("--resume");
-  const ChildExit exit = run_child(argv);
+  // A part's result is written atomically when its last benchmark is done: a launcher still
+  // running a grace period after that (MPI teardown that hangs; seen once with MPICH over a
+  // delayed link) is stopped, and the part keeps its result.
+  StopWhenDone stop;
+  stop.done = [&file] { return is_whole_result(file); };
+  stop.grace_seconds = launcher_grace_seconds;
+  const ChildExit exit = run_child(argv, {}, false, stop);
   if (interrupting_signal() != 0 ||
-      (exit.signaled && (exit.code == SIGINT || exit.code == SIGTERM))) {
+      (exit.signaled && !exit.stopped_when_done && (exit.code == SIGINT || exit.code == SIGTERM))) {
     throw Error(ExitCode::interrupted, "sonde characterize",
                 fmt::format("interrupted during part {}; the finished parts are kept in {}, and "
                             "the benchmarks this part finished in its unfinished file; continue "
@@ -393,8 +400,9 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
                  format_bytes(static_cast<double>(probe_working_sets(sizing, quick).back())),
                  format_duration(plan.probe_estimate.seconds));
       const auto probe_start = std::chrono::steady_clock::now();
-      const ChildExit exit = run_part(folder, memory, "probe", file, outcome.run_folder);
-      if (exit.signaled || exit.code != 0) {
+      const ChildExit exit = run_part(folder, memory, "probe", file, outcome.run_folder,
+                                      options.launcher_grace_seconds);
+      if ((exit.signaled || exit.code != 0) && !(exit.stopped_when_done && is_whole_result(file))) {
         throw io_error(
             "sonde characterize",
             fmt::format("the latency probe failed (exit {}); nothing else was run", exit.code));
@@ -608,13 +616,23 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
     }
     const auto part_start = std::chrono::steady_clock::now();
     // A run continued (--resume, or the same --run-id) keeps what an interrupted part finished.
-    const ChildExit exit = run_part(folder, suite, part, file, outcome.run_folder, resuming);
+    const ChildExit exit = run_part(folder, suite, part, file, outcome.run_folder,
+                                    options.launcher_grace_seconds, resuming);
     const double spent = seconds_since(part_start);
     left -= estimate;
     estimated_done += estimate;
     spent_done += spent;
     nlohmann::json timing = {{"estimated_seconds", estimate}, {"seconds", spent}};
-    if (exit.signaled || exit.code != 0) {
+    const bool stopped_after_result = exit.stopped_when_done && is_whole_result(file);
+    if (stopped_after_result) {
+      fmt::print(stderr,
+                 "sonde: warning: {}'s program (or its launcher) had not exited {:.0f} s after "
+                 "its result was whole; it was stopped ({} {}) and the result is kept\n",
+                 part, options.launcher_grace_seconds, exit.signaled ? "signal" : "exit",
+                 exit.code);
+      timing["stopped_after_result"] = true;
+    }
+    if ((exit.signaled || exit.code != 0) && !stopped_after_result) {
       // A part that failed keeps its file for inspection under another name and runs again on
       // --resume. A file that cannot be set aside is removed: under its own name `sonde fit` would
       // read it.

@@ -23,6 +23,9 @@ struct CharacterizeOptions {
   double budget_seconds = 0;              // the whole run; 0: 10 minutes (1 minute with --quick)
   bool budget_given = false;  // an explicit budget the least effort cannot meet is an error
   bool plan_only = false;     // print the plan and stop: nothing measured, nothing written
+  // How long a part's program (under the MPI launcher: the launcher) may run on after its result
+  // is whole before it is stopped and the part kept.
+  double launcher_grace_seconds = 60;
 };
 
 // One suite of a run: its program, the options it was given and the parts it will run.

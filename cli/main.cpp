@@ -85,6 +85,12 @@ int main(int argc, char** argv) {
     characterize->add_option("--budget", run.budget,
                              "Time for the whole run, e.g. 10m, 90s, 1h (default 10m; 1m with "
                              "--quick): sizes and repetitions are chosen to fit it");
+    characterize
+        ->add_option("--launcher-grace", options.launcher_grace_seconds,
+                     "Seconds a part's program (or MPI launcher) may run on after its result is "
+                     "whole before it is stopped and the result kept")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
     characterize->add_flag("--plan", options.plan_only,
                            "Print the plan (parts, sizes, repetitions, estimated time) and stop");
     characterize

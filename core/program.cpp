@@ -10,11 +10,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <thread>
 
 #include "core/error.hpp"
 
@@ -63,8 +65,63 @@ bool on_path(const std::string& program) {
   return false;
 }
 
+namespace {
+
+// Waits for `pid` without a limit.
+int wait_for(pid_t pid, const std::string& program) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      g_child = 0;
+      throw io_error(program, fmt::format("cannot wait for it: {}", std::strerror(errno)));
+    }
+  }
+  return status;
+}
+
+// Waits for `pid`, asking `stop.done()` once a second; once it holds, the child has the grace,
+// then SIGTERM, then SIGKILL. Sets `stopped` when a signal was sent.
+int wait_or_stop(pid_t pid, const std::string& program, const StopWhenDone& stop, bool& stopped) {
+  using Clock = std::chrono::steady_clock;
+  const auto seconds = [](double s) {
+    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+  };
+  std::optional<Clock::time_point> done_at;
+  auto next_ask = Clock::now();
+  int signals_sent = 0;
+  while (true) {
+    int status = 0;
+    const pid_t got = ::waitpid(pid, &status, WNOHANG);
+    if (got == pid) return status;
+    if (got < 0 && errno != EINTR) {
+      g_child = 0;
+      throw io_error(program, fmt::format("cannot wait for it: {}", std::strerror(errno)));
+    }
+    const auto now = Clock::now();
+    if (!done_at && now >= next_ask) {
+      if (stop.done()) done_at = now;
+      next_ask = now + seconds(1);
+    }
+    if (done_at) {
+      const double waited = std::chrono::duration<double>(now - *done_at).count();
+      if (signals_sent == 0 && waited >= stop.grace_seconds) {
+        ::kill(pid, SIGTERM);
+        signals_sent = 1;
+        stopped = true;
+      } else if (signals_sent == 1 && waited >= stop.grace_seconds + stop.kill_after_seconds) {
+        ::kill(pid, SIGKILL);
+        signals_sent = 2;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+}  // namespace
+
 ChildExit run_child(const std::vector<std::string>& argv,
-                    const std::vector<std::string>& extra_environment, bool discard_stdout) {
+                    const std::vector<std::string>& extra_environment, bool discard_stdout,
+                    const std::optional<StopWhenDone>& stop_when_done) {
   if (argv.empty()) throw usage_error("run_child", "no program");
   std::vector<std::string> environment = extra_environment;
   for (char** e = environ; *e != nullptr; ++e) {
@@ -94,16 +151,14 @@ ChildExit run_child(const std::vector<std::string>& argv,
   // A signal that came while the child was being started found no child to pass it to: passed on
   // now, or the child would run to its end with the interrupt pending.
   if (g_forwarding != 0 && g_signal != 0) ::kill(pid, g_signal);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
-      g_child = 0;
-      throw io_error(argv[0], fmt::format("cannot wait for it: {}", std::strerror(errno)));
-    }
-  }
+  bool stopped = false;
+  const int status = stop_when_done ? wait_or_stop(pid, argv[0], *stop_when_done, stopped)
+                                    : wait_for(pid, argv[0]);
   g_child = 0;
-  if (WIFSIGNALED(status)) return {true, WTERMSIG(status)};
-  return {false, WEXITSTATUS(status)};
+  ChildExit exit = WIFSIGNALED(status) ? ChildExit{true, WTERMSIG(status)}
+                                       : ChildExit{false, WEXITSTATUS(status)};
+  exit.stopped_when_done = stopped;
+  return exit;
 }
 
 SignalForwarding::SignalForwarding() {

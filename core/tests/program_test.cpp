@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <csignal>
+#include <filesystem>
+#include <fstream>
 
 namespace sonde {
 namespace {
@@ -31,6 +33,57 @@ TEST(SignalForwarding, WithoutAnInterruptTheChildRunsToItsEnd) {
   const ChildExit exit = run_child({"true"});
   EXPECT_TRUE(exit.ok());
   EXPECT_EQ(interrupting_signal(), 0);
+}
+
+// A launcher that hangs after its work is done (MPI teardown over a slow link) is stopped once
+// the grace is over: here the work is a file written at once, and the child sleeps on.
+TEST(StopWhenDone, AChildThatHangsAfterItsWorkIsStoppedAfterTheGrace) {
+  const std::filesystem::path marker =
+      std::filesystem::path(::testing::TempDir()) / "stop_when_done_marker";
+  std::filesystem::remove(marker);
+  StopWhenDone stop;
+  stop.done = [&] { return std::filesystem::exists(marker); };
+  stop.grace_seconds = 0.5;
+  stop.kill_after_seconds = 2;
+  const auto start = std::chrono::steady_clock::now();
+  const ChildExit exit =
+      run_child({"sh", "-c", "touch '" + marker.string() + "'; exec sleep 30"}, {}, false, stop);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_TRUE(exit.stopped_when_done);
+  EXPECT_TRUE(exit.signaled);
+  EXPECT_EQ(exit.code, SIGTERM);
+  EXPECT_LT(seconds, 20) << "the child was not stopped";
+  std::filesystem::remove(marker);
+}
+
+// One that ignores SIGTERM is killed. Done only once its trap is set, or SIGTERM could come first.
+TEST(StopWhenDone, AChildThatIgnoresTheTerminationIsKilled) {
+  const std::filesystem::path marker =
+      std::filesystem::path(::testing::TempDir()) / "stop_when_done_trap_set";
+  std::filesystem::remove(marker);
+  StopWhenDone stop;
+  stop.done = [&] { return std::filesystem::exists(marker); };
+  stop.grace_seconds = 0;
+  stop.kill_after_seconds = 0.5;
+  const ChildExit exit =
+      run_child({"sh", "-c", "trap '' TERM; touch '" + marker.string() + "'; exec sleep 30"}, {},
+                false, stop);
+  EXPECT_TRUE(exit.stopped_when_done);
+  EXPECT_TRUE(exit.signaled);
+  EXPECT_EQ(exit.code, SIGKILL);
+  std::filesystem::remove(marker);
+}
+
+// A child that exits by itself, done or not, is never signalled.
+TEST(StopWhenDone, AChildThatExitsIsLeftAlone) {
+  StopWhenDone stop;
+  stop.done = [] { return true; };
+  stop.grace_seconds = 5;
+  const ChildExit exit = run_child({"sh", "-c", "exit 3"}, {}, false, stop);
+  EXPECT_FALSE(exit.stopped_when_done);
+  EXPECT_FALSE(exit.signaled);
+  EXPECT_EQ(exit.code, 3);
 }
 
 }  // namespace

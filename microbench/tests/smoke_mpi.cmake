@@ -75,6 +75,17 @@ if(SONDE)
      OR NOT out MATCHES "MPI collectives")
     message(FATAL_ERROR "resuming after a killed rank gave exit ${rc}:\n${out}\n${err}")
   endif()
+  # A launcher that does not exit after its part's result is whole is stopped after the grace,
+  # and the part is kept.
+  execute_process(COMMAND ${SONDE} characterize --quick --suite mpi --part pingpong --results ${results}
+                          --profiles ${results}/machines --machine hang --launcher-grace 1
+                          "--mpi-launcher=sh ${CMAKE_CURRENT_LIST_DIR}/hang_after_part.sh ${MPIEXEC} ${NP_FLAG} ${RANKS}"
+                  RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out TIMEOUT 200)
+  file(GLOB kept ${results}/hang/*/mpi-pingpong.json)
+  if(NOT rc EQUAL 0 OR NOT err MATCHES "pingpong's program \\(or its launcher\\) had not exited 1 s after"
+     OR NOT kept)
+    message(FATAL_ERROR "a launcher that hangs after its part gave exit ${rc}:\n${out}\n${err}")
+  endif()
   execute_process(COMMAND ${SONDE} characterize --quick --suite mpi --results ${results} --profiles ${results}/machines
                           --machine m2 "--mpi-launcher=no-such-launcher -n 2"
                   RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
