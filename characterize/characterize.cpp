@@ -24,6 +24,7 @@
 #include "microbench/mpi/mpi_plan.hpp"
 #include "microbench/overhead/overhead_suite.hpp"
 #include "microbench/run_context.hpp"
+#include "microbench/system_load.hpp"
 
 namespace sonde::characterize {
 
@@ -274,10 +275,6 @@ ChildExit run_part(const std::filesystem::path& folder, const SuiteRun& suite,
   }
   return exit;
 }
-
-// Beyond these a part counts as run on a busy machine.
-constexpr double kBusySteal = 0.05;
-constexpr double kBusyOtherCpus = 0.25;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -689,12 +686,9 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
         // Simulated time does not see the simulating machine's load.
         const bool simulated =
             context.value("mpi", nlohmann::json::object()).value("simulated", false);
-        if (!simulated && (steal > kBusySteal || others > kBusyOtherCpus)) {
+        if (const std::string busy = busy_note(steal, others); !simulated && !busy.empty()) {
           timing["busy"] = true;
-          fmt::print(stderr,
-                     "sonde: {} ran beside other work: {:.0f}% of the CPU time stolen by the "
-                     "hypervisor, {:.2f} CPUs busy with other processes\n",
-                     part, 100 * steal, others);
+          fmt::print(stderr, "sonde: {} {}\n", part, busy);
         }
         if (noisy > 0) {
           fmt::print(stderr,

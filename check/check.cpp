@@ -22,6 +22,7 @@
 #include "core/units.hpp"
 #include "counters/collect.hpp"
 #include "counters/counter_model.hpp"
+#include "microbench/system_load.hpp"
 #include "predict/workload.hpp"
 #include "profile/profile.hpp"
 
@@ -749,7 +750,9 @@ std::string records_csv(const std::vector<Record>& records) {
                                "profile_l1_read_bytes_per_second",
                                "predicted_in_state_now_seconds",
                                "error_ratio_in_state_now",
-                               "state_now_notes"});
+                               "state_now_notes",
+                               "steal_fraction",
+                               "other_busy_cpus"});
   for (const Record& r : records) {
     text += csv_line(
         {r.spreadsheet,
@@ -793,7 +796,9 @@ std::string records_csv(const std::vector<Record>& records) {
          r.profile_l1_read ? number_text(r.profile_l1_read->value) : "",
          r.predicted_in_state_now ? number_text(*r.predicted_in_state_now) : "",
          r.error_ratio_in_state_now ? number_text(*r.error_ratio_in_state_now) : "",
-         fmt::format("{}", fmt::join(r.state_now_notes, "; "))});
+         fmt::format("{}", fmt::join(r.state_now_notes, "; ")),
+         r.load ? number_text(r.load->steal_fraction) : "",
+         r.load ? number_text(r.load->other_busy_cpus) : ""});
   }
   return text;
 }
@@ -865,6 +870,11 @@ nlohmann::json records_json(const std::vector<Record>& records, bool complete,
           r.error_ratio_in_state_now ? finite_or_null(*r.error_ratio_in_state_now) : nullptr;
     }
     if (!r.state_now_notes.empty()) j["state_now_notes"] = r.state_now_notes;
+    if (r.load) {
+      j["load"] = {{"seconds", r.load->seconds},
+                   {"steal_fraction", r.load->steal_fraction},
+                   {"other_busy_cpus", r.load->other_busy_cpus}};
+    }
     if (!r.components.empty()) {
       nlohmann::json components = nlohmann::json::array();
       const auto optional = [](const std::optional<double>& v) {
@@ -1213,11 +1223,27 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
     // Runs the point's program once, its phases recorded under `prefix` where asked, and returns
     // the times it printed. A failure or an interrupt throws, keeping the points measured before.
     const auto run_once = [&](const fs::path& prefix) {
+      // The load over the runs, read as characterize reads it per part: a point timed beside
+      // other work (a neighbour on the host, stolen time) says so. No /proc: no reading.
+      std::optional<microbench::LoadSample> load_before;
+      try {
+        load_before = microbench::sample_load();
+      } catch (const Error&) {
+      }
       const RunOutput run = [&] {
         std::optional<PhaseRecording> recording;
         if (phase_folder) recording.emplace(prefix);
         return runner(r.command);
       }();
+      r.load.reset();
+      if (load_before) {
+        try {
+          const microbench::LoadReport report =
+              microbench::load_between(*load_before, microbench::sample_load());
+          r.load = Record::Load{report.seconds, report.steal_fraction, report.other_busy_cpus};
+        } catch (const Error&) {
+        }
+      }
       if (run.interrupted) {
         throw fail(ExitCode::interrupted, "sonde check",
                    fmt::format("interrupted during {}", point));
@@ -1294,6 +1320,14 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
       phase_notes.clear();
     }
     r.notes.insert(r.notes.end(), phase_notes.begin(), phase_notes.end());
+    if (r.load) {
+      if (const std::string busy =
+              microbench::busy_note(r.load->steal_fraction, r.load->other_busy_cpus);
+          !busy.empty()) {
+        log << "sonde check: " << point << ": " << busy << "\n";
+        r.notes.push_back(busy);
+      }
+    }
     if (const auto it = recorded.find({r.setting, r.n}); it != recorded.end()) {
       r.machine_now = it->second;
     }

@@ -183,6 +183,15 @@ struct Record {
   std::optional<double> predicted_in_state_now;
   std::optional<double> error_ratio_in_state_now;
   std::vector<std::string> state_now_notes;
+  // The machine's load over the kept runs (/proc/stat, as characterize records it per part): the
+  // share of the CPU time the hypervisor stole, and the CPUs busy beyond this process and the
+  // program it ran. nullopt: not read (no /proc here).
+  struct Load {
+    double seconds = 0;
+    double steal_fraction = 0;
+    double other_busy_cpus = 0;
+  };
+  std::optional<Load> load;
 };
 
 // E and the interval's verdict for a measured median against a prediction (and E in the state

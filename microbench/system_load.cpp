@@ -167,4 +167,12 @@ nlohmann::json to_json(const LoadReport& report) {
           {"loadavg_end", report.loadavg_end}};
 }
 
+std::string busy_note(double steal_fraction, double other_busy_cpus) {
+  if (steal_fraction <= kBusyStealFraction && other_busy_cpus <= kBusyOtherCpus) return "";
+  return fmt::format(
+      "ran beside other work: {:.0f}% of the CPU time stolen by the hypervisor, {:.2f} CPUs busy "
+      "with other processes",
+      100 * steal_fraction, other_busy_cpus);
+}
+
 }  // namespace sonde::microbench

@@ -44,6 +44,15 @@ struct LoadReport {
 
 LoadReport load_between(const LoadSample& start, const LoadSample& end);
 
+// Beyond these a run counts as run beside other work: its times may be slower than the
+// machine's.
+constexpr double kBusyStealFraction = 0.05;
+constexpr double kBusyOtherCpus = 0.25;
+
+// "ran beside other work: 7% of the CPU time stolen by the hypervisor, 0.40 CPUs busy with other
+// processes" where `steal_fraction` or `other_busy_cpus` is beyond its threshold; "" otherwise.
+std::string busy_note(double steal_fraction, double other_busy_cpus);
+
 nlohmann::json to_json(const LoadReport& report);
 
 }  // namespace sonde::microbench

@@ -207,6 +207,14 @@ TEST(CheckCommand, PredictsRunsAndCompares) {
     }
     EXPECT_EQ(r["date"].get<std::string>().size(), 20u);  // 2024-01-02T03:04:05Z
   }
+  // The load over each point's runs, read from /proc/stat: a share and a count of CPUs.
+  for (const auto& r : j["records"]) {
+    ASSERT_TRUE(r.contains("load")) << r.dump();
+    const double steal = r["load"]["steal_fraction"].get<double>();
+    EXPECT_GE(steal, 0);
+    EXPECT_LE(steal, 1);
+    EXPECT_GE(r["load"]["other_busy_cpus"].get<double>(), 0);
+  }
   EXPECT_EQ(j["records"][2]["setting"].get<std::string>(), "N=4000,K=7");
   EXPECT_EQ(j["records"][2]["parameters"]["K"].get<double>(), 7);
   EXPECT_EQ(j["records"][2]["n"].get<int>(), 1);
@@ -217,6 +225,7 @@ TEST(CheckCommand, PredictsRunsAndCompares) {
   const std::string csv = read_file(o.csv);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
   EXPECT_NE(csv.find("n,compared,predicted_seconds"), std::string::npos);
+  EXPECT_NE(csv.find("state_now_notes,steal_fraction,other_busy_cpus\n"), std::string::npos);
   EXPECT_NE(csv.find("echo --N 4000 --K=7 --ranks 2 --repetitions 3"), std::string::npos);
 
   const std::string table = out.str();

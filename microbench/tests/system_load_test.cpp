@@ -60,6 +60,17 @@ TEST(SystemLoad, TenPercentSteal) {
   }
 }
 
+// A run counts as beside other work beyond 5% stolen or a quarter of a CPU busy with others.
+TEST(SystemLoad, TheBusyNoteNamesTheStealAndTheOtherCpus) {
+  EXPECT_EQ(busy_note(0.05, 0.25), "");
+  EXPECT_EQ(busy_note(0.07, 0.1),
+            "ran beside other work: 7% of the CPU time stolen by the hypervisor, 0.10 CPUs busy "
+            "with other processes");
+  EXPECT_EQ(busy_note(0, 0.4),
+            "ran beside other work: 0% of the CPU time stolen by the hypervisor, 0.40 CPUs busy "
+            "with other processes");
+}
+
 TEST(SystemLoad, NoStealFieldIsNoSteal) {
   // An old kernel: user nice system idle only.
   LoadSample start = parse_load_sample(proc_stat("100 0 0 100"), loadavg, 0.0);
