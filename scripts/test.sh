@@ -14,7 +14,8 @@
 # the timed code: release build 311 s (441 in the run just before it), its tests 192, asan build 318,
 # its tests 202, fuzzing 151 (a unity fuzz build was slower: its few targets compile one file each).
 # On a 2-core Zen 5 guest whose clock had slowed to about 3 GHz, 2026-12-05: 1331 s at 163b34c
-# (release build 302 s, its tests 277, asan build 299, its tests 319, fuzzing 134).
+# (release build 302 s, its tests 277, asan build 299, its tests 319, fuzzing 134); the same
+# afternoon 1355 s at 96364cd (release build 333 s, its tests 314, asan build 315, its tests 264).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
