@@ -276,6 +276,11 @@ ChildExit run_part(const std::filesystem::path& folder, const SuiteRun& suite,
   return exit;
 }
 
+// Whether a part's program did its work: it exited 0, or it was stopped by run_part after its
+// result was whole (StopWhenDone's done() held before any signal, and the result is written
+// atomically, so it stays whole).
+bool part_succeeded(const ChildExit& exit) { return exit.ok() || exit.stopped_when_done; }
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -399,7 +404,7 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
       const auto probe_start = std::chrono::steady_clock::now();
       const ChildExit exit = run_part(folder, memory, "probe", file, outcome.run_folder,
                                       options.launcher_grace_seconds);
-      if ((exit.signaled || exit.code != 0) && !(exit.stopped_when_done && is_whole_result(file))) {
+      if (!part_succeeded(exit)) {
         throw io_error(
             "sonde characterize",
             fmt::format("the latency probe failed (exit {}); nothing else was run", exit.code));
@@ -620,8 +625,7 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
     estimated_done += estimate;
     spent_done += spent;
     nlohmann::json timing = {{"estimated_seconds", estimate}, {"seconds", spent}};
-    const bool stopped_after_result = exit.stopped_when_done && is_whole_result(file);
-    if (stopped_after_result) {
+    if (exit.stopped_when_done) {
       fmt::print(stderr,
                  "sonde: warning: {}'s program (or its launcher) had not exited {:.0f} s after "
                  "its result was whole; it was stopped ({} {}) and the result is kept\n",
@@ -629,7 +633,7 @@ CharacterizeOutcome characterize(const CharacterizeOptions& options, SuiteSelect
                  exit.code);
       timing["stopped_after_result"] = true;
     }
-    if ((exit.signaled || exit.code != 0) && !stopped_after_result) {
+    if (!part_succeeded(exit)) {
       // A part that failed keeps its file for inspection under another name and runs again on
       // --resume. A file that cannot be set aside is removed: under its own name `sonde fit` would
       // read it.

@@ -1225,24 +1225,23 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
     const auto run_once = [&](const fs::path& prefix) {
       // The load over the runs, read as characterize reads it per part: a point timed beside
       // other work (a neighbour on the host, stolen time) says so. No /proc: no reading.
-      std::optional<microbench::LoadSample> load_before;
-      try {
-        load_before = microbench::sample_load();
-      } catch (const Error&) {
-      }
+      const auto sample = []() -> std::optional<microbench::LoadSample> {
+        try {
+          return microbench::sample_load();
+        } catch (const Error&) {
+          return std::nullopt;
+        }
+      };
+      const std::optional<microbench::LoadSample> load_before = sample();
       const RunOutput run = [&] {
         std::optional<PhaseRecording> recording;
         if (phase_folder) recording.emplace(prefix);
         return runner(r.command);
       }();
       r.load.reset();
-      if (load_before) {
-        try {
-          const microbench::LoadReport report =
-              microbench::load_between(*load_before, microbench::sample_load());
-          r.load = Record::Load{report.seconds, report.steal_fraction, report.other_busy_cpus};
-        } catch (const Error&) {
-        }
+      if (const auto load_after = sample(); load_before && load_after) {
+        const microbench::LoadReport report = microbench::load_between(*load_before, *load_after);
+        r.load = Record::Load{report.seconds, report.steal_fraction, report.other_busy_cpus};
       }
       if (run.interrupted) {
         throw fail(ExitCode::interrupted, "sonde check",

@@ -67,51 +67,38 @@ bool on_path(const std::string& program) {
 
 namespace {
 
-// Waits for `pid` without a limit.
-int wait_for(pid_t pid, const std::string& program) {
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
-      g_child = 0;
-      throw io_error(program, fmt::format("cannot wait for it: {}", std::strerror(errno)));
-    }
-  }
-  return status;
-}
-
-// Waits for `pid`, asking `stop.done()` once a second; once it holds, the child has the grace,
-// then SIGTERM, then SIGKILL. Sets `stopped` when a signal was sent.
-int wait_or_stop(pid_t pid, const std::string& program, const StopWhenDone& stop, bool& stopped) {
+// Waits for `pid`. With `stop`, polls instead, asking `stop->done()` once a second; once it holds,
+// the child has the grace, then SIGTERM, then SIGKILL. Sets `stopped` when a signal was sent.
+int wait_for(pid_t pid, const std::string& program, const std::optional<StopWhenDone>& stop,
+             bool& stopped) {
   using Clock = std::chrono::steady_clock;
-  const auto seconds = [](double s) {
-    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
-  };
   std::optional<Clock::time_point> done_at;
   auto next_ask = Clock::now();
   int signals_sent = 0;
   while (true) {
     int status = 0;
-    const pid_t got = ::waitpid(pid, &status, WNOHANG);
+    const pid_t got = ::waitpid(pid, &status, stop ? WNOHANG : 0);
     if (got == pid) return status;
     if (got < 0 && errno != EINTR) {
       g_child = 0;
       throw io_error(program, fmt::format("cannot wait for it: {}", std::strerror(errno)));
     }
+    if (!stop) continue;  // interrupted by a signal: wait again
     const auto now = Clock::now();
     if (!done_at && now >= next_ask) {
-      if (stop.done()) done_at = now;
-      next_ask = now + seconds(1);
+      if (stop->done()) done_at = now;
+      next_ask = now + std::chrono::seconds(1);
     }
     if (done_at) {
       const double waited = std::chrono::duration<double>(now - *done_at).count();
-      if (signals_sent == 0 && waited >= stop.grace_seconds) {
+      if (signals_sent == 0 && waited >= stop->grace_seconds) {
         ::kill(pid, SIGTERM);
         signals_sent = 1;
-        stopped = true;
-      } else if (signals_sent == 1 && waited >= stop.grace_seconds + stop.kill_after_seconds) {
+      } else if (signals_sent == 1 && waited >= stop->grace_seconds + stop->kill_after_seconds) {
         ::kill(pid, SIGKILL);
         signals_sent = 2;
       }
+      stopped = signals_sent > 0;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
@@ -152,8 +139,7 @@ ChildExit run_child(const std::vector<std::string>& argv,
   // now, or the child would run to its end with the interrupt pending.
   if (g_forwarding != 0 && g_signal != 0) ::kill(pid, g_signal);
   bool stopped = false;
-  const int status = stop_when_done ? wait_or_stop(pid, argv[0], *stop_when_done, stopped)
-                                    : wait_for(pid, argv[0]);
+  const int status = wait_for(pid, argv[0], stop_when_done, stopped);
   g_child = 0;
   ChildExit exit = WIFSIGNALED(status) ? ChildExit{true, WTERMSIG(status)}
                                        : ChildExit{false, WEXITSTATUS(status)};

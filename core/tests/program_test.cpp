@@ -7,7 +7,6 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
-#include <fstream>
 
 namespace sonde {
 namespace {
@@ -35,12 +34,18 @@ TEST(SignalForwarding, WithoutAnInterruptTheChildRunsToItsEnd) {
   EXPECT_EQ(interrupting_signal(), 0);
 }
 
+// A marker file in the test's scratch folder, not there yet: a child touches it when its work is
+// done.
+std::filesystem::path fresh_marker(const char* name) {
+  const std::filesystem::path marker = std::filesystem::path(::testing::TempDir()) / name;
+  std::filesystem::remove(marker);
+  return marker;
+}
+
 // A launcher that hangs after its work is done (MPI teardown over a slow link) is stopped once
 // the grace is over: here the work is a file written at once, and the child sleeps on.
 TEST(StopWhenDone, AChildThatHangsAfterItsWorkIsStoppedAfterTheGrace) {
-  const std::filesystem::path marker =
-      std::filesystem::path(::testing::TempDir()) / "stop_when_done_marker";
-  std::filesystem::remove(marker);
+  const std::filesystem::path marker = fresh_marker("stop_when_done_marker");
   StopWhenDone stop;
   stop.done = [&] { return std::filesystem::exists(marker); };
   stop.grace_seconds = 0.5;
@@ -59,9 +64,7 @@ TEST(StopWhenDone, AChildThatHangsAfterItsWorkIsStoppedAfterTheGrace) {
 
 // One that ignores SIGTERM is killed. Done only once its trap is set, or SIGTERM could come first.
 TEST(StopWhenDone, AChildThatIgnoresTheTerminationIsKilled) {
-  const std::filesystem::path marker =
-      std::filesystem::path(::testing::TempDir()) / "stop_when_done_trap_set";
-  std::filesystem::remove(marker);
+  const std::filesystem::path marker = fresh_marker("stop_when_done_trap_set");
   StopWhenDone stop;
   stop.done = [&] { return std::filesystem::exists(marker); };
   stop.grace_seconds = 0;
