@@ -55,7 +55,7 @@ done | awk -v checks=$# '
     for (k = 1; k <= nkey; ++k) {
       key = keys[k]
       if (have[key] != ncheck) { skipped = skipped " " key; continue }
-      common[key] = 1
+      common[key] = 1; ++ncommon
       lm = lp = 0; mmin = pmin = 1e300; mmax = pmax = 0
       for (i = 1; i <= ncheck; ++i) {
         m = measured[order[i], key]; p = predicted[order[i], key]
@@ -69,12 +69,13 @@ done | awk -v checks=$# '
              pooled_of[key] / floor_of[key]
     }
     if (skipped != "") print "left out (not in every check):" skipped
+    if (!ncommon) { print "spread.sh: no point is in every check" > "/dev/stderr"; exit 2 }
     printf "\n%-20s %-16s %-16s %-16s %-16s\n", "check", "fresh mean/max", "so far mean/max",
            "pooled mean/max", "floor mean/max"
     for (i = 1; i <= ncheck; ++i) {
-      n = 0; sf = ss = sp = sl = 0; xf = xs = xp = xl = 0
+      sf = ss = sp = sl = 0; xf = xs = xp = xl = 0
       for (key in common) {
-        m = measured[order[i], key]; ++n
+        m = measured[order[i], key]
         ls = 0
         for (j = 1; j <= i; ++j) ls += log(predicted[order[j], key])
         ef = e(predicted[order[i], key], m); es = e(exp(ls / i), m)
@@ -83,10 +84,10 @@ done | awk -v checks=$# '
         if (ef > xf) xf = ef; if (es > xs) xs = es; if (ep > xp) xp = ep; if (el > xl) xl = el
         tf += ef; ts += es; tp += ep; tl += el
       }
-      printf "%-20s %-16s %-16s %-16s %-16s\n", order[i], sprintf("%.3f / %.2f", sf / n, xf),
-             sprintf("%.3f / %.2f", ss / n, xs), sprintf("%.3f / %.2f", sp / n, xp),
-             sprintf("%.3f / %.2f", sl / n, xl)
+      printf "%-20s %-16s %-16s %-16s %-16s\n", order[i], sprintf("%.3f / %.2f", sf / ncommon, xf),
+             sprintf("%.3f / %.2f", ss / ncommon, xs), sprintf("%.3f / %.2f", sp / ncommon, xp),
+             sprintf("%.3f / %.2f", sl / ncommon, xl)
     }
-    printf "%-20s %-16.3f %-16.3f %-16.3f %-16.3f\n", "mean over checks", tf / (n * ncheck),
-           ts / (n * ncheck), tp / (n * ncheck), tl / (n * ncheck)
+    printf "%-20s %-16.3f %-16.3f %-16.3f %-16.3f\n", "mean over checks", tf / (ncommon * ncheck),
+           ts / (ncommon * ncheck), tp / (ncommon * ncheck), tl / (ncommon * ncheck)
   }'

@@ -41,4 +41,10 @@ if message=$(bash "$spread" "$work/a" "$work/none" 2>&1); then
   echo "spread.sh accepted a folder without records"; exit 1
 fi
 [[ "$message" == *"$work/none/v13: no such folder"* ]] || { echo "unexpected message: $message"; exit 1; }
+# Checks with no point in common are an error, not a division by zero.
+record c heat 1 5 1
+if message=$(bash "$spread" "$work/b" "$work/c" 2>&1); then
+  echo "spread.sh accepted checks with no point in common"; exit 1
+fi
+[[ "$message" == *"no point is in every check"* ]] || { echo "unexpected message: $message"; exit 1; }
 echo "spread.sh: as worked out by hand"
