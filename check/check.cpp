@@ -1077,24 +1077,43 @@ void probe_machine_now(Record& r, const Probe& probe, const ProbeSizes& sizes, c
                        : fmt::format("; in-core read {}", fmt::join(l1_reads, ", ")));
 }
 
-// The phases one run recorded under `prefix`, set against the point's rows (its components), and
-// what its notes should say of them. The phases' times are a diagnostic: a program that marks none
-// is still checked.
+// The phases the kept runs recorded, one folder per set of runs with its repetitions, set against
+// the point's rows (its components), and what its notes should say of them. Sets kept together
+// are averaged over all their repetitions. The phases' times are a diagnostic: a program that
+// marks none is still checked.
 std::vector<std::string> time_phases(Record& r, const std::vector<RowPrediction>& rows,
-                                     const fs::path& prefix, const std::string& command,
-                                     std::size_t repetitions, bool launched, std::ostream& log) {
+                                     const std::vector<std::pair<fs::path, std::size_t>>& sets,
+                                     const std::string& command, bool launched, std::ostream& log) {
   std::vector<std::string> notes;
   try {
-    int processes = 0;
-    const counters::RunRecord phases = counters::read_phase_records(prefix, command, &processes);
-    r.components = match_components(rows, phase_times(phases, repetitions));
-    // Run directly (no launcher), the program is one process whatever n says.
-    if (launched && processes != r.n) {
-      notes.push_back(
-          fmt::format("phases timed on {} of {} processes (do the ranks share the "
-                      "folder of the records?)",
-                      processes, r.n));
+    // Per phase: the sums over the sets of its per-repetition times times the set's repetitions,
+    // and the repetitions summed.
+    std::map<std::string, std::pair<PhaseTime, std::size_t>> sums;
+    bool named_processes = false;
+    for (const auto& [prefix, repetitions] : sets) {
+      int processes = 0;
+      const counters::RunRecord phases = counters::read_phase_records(prefix, command, &processes);
+      for (const auto& [name, t] : phase_times(phases, repetitions)) {
+        auto& [sum, count] = sums[name];
+        sum.slowest += t.slowest * static_cast<double>(repetitions);
+        sum.fastest += t.fastest * static_cast<double>(repetitions);
+        count += repetitions;
+      }
+      // Run directly (no launcher), the program is one process whatever n says.
+      if (launched && processes != r.n && !named_processes) {
+        named_processes = true;
+        notes.push_back(
+            fmt::format("phases timed on {} of {} processes (do the ranks share the "
+                        "folder of the records?)",
+                        processes, r.n));
+      }
     }
+    std::map<std::string, PhaseTime> times;
+    for (const auto& [name, sum_count] : sums) {
+      const double count = static_cast<double>(sum_count.second);
+      times[name] = PhaseTime{sum_count.first.slowest / count, sum_count.first.fastest / count};
+    }
+    r.components = match_components(rows, times);
   } catch (const std::exception& e) {  // a sonde Error, or a file the system refused
     const std::string note = fmt::format("phases not timed: {}", e.what());
     log << "sonde check: " << note << "\n";
@@ -1287,36 +1306,89 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
       return seconds;
     };
     // A point whose probes saw the node's memory state move during its runs timed neither state:
-    // it is measured again (twice at most), and the runs set aside are named in its notes.
-    std::vector<std::string> phase_notes;  // the kept runs' only
+    // it is measured again, three sets of runs in all at most, and the first set timed in a steady
+    // state is kept, the sets before it named in its notes as set aside. Where the state moved
+    // during every set, none is steadier than another and keeping the last would be a draw (on
+    // the Zen 5 guest the blocked multiply's three sets took 515, 523 and 704 ms, and the last was
+    // kept): all the runs are kept together, their median and spread over every set.
+    struct RunSet {
+      std::vector<double> seconds;
+      fs::path phases;    // where its phases were recorded; empty: not recorded
+      std::string moved;  // how the state moved during it; empty: steady, or not probed
+      std::vector<MachineSample> machine;  // its probes, before and after
+      std::optional<Record::Load> load;
+    };
+    std::vector<RunSet> sets;
     for (int attempt = 1;; ++attempt) {
       if (probe) probe_machine_now(r, probe, probe_sizes, "before", log);
-      const fs::path record_prefix =
-          phase_folder ? phase_folder->path /
+      RunSet set;
+      set.phases = phase_folder
+                       ? phase_folder->path /
                              (attempt == 1 ? fmt::format("point-{}", i + 1)
                                            : fmt::format("point-{}-attempt-{}", i + 1, attempt)) /
                              "phases"
                        : fs::path();
-      if (phase_folder) fs::create_directories(record_prefix.parent_path());
-      const std::vector<double> seconds = run_once(record_prefix);
-      r.measured = summarize(seconds);
-      compare(r);
-      if (phase_folder) {
-        phase_notes = time_phases(r, planned[i].rows, record_prefix, command, seconds.size(),
-                                  !launcher.empty(), log);
+      if (phase_folder) fs::create_directories(set.phases.parent_path());
+      set.seconds = run_once(set.phases);
+      set.load = r.load;
+      if (probe) {
+        probe_machine_now(r, probe, probe_sizes, "after", log);
+        set.moved = state_moved(r.machine_now);
       }
-      if (!probe) break;
-      probe_machine_now(r, probe, probe_sizes, "after", log);
-      const std::string moved = state_moved(r.machine_now);
-      if (moved.empty() || attempt == kMeasureAttempts) break;
+      set.machine = std::move(r.machine_now);
+      r.machine_now.clear();
+      sets.push_back(std::move(set));
+      if (sets.back().moved.empty() || attempt == kMeasureAttempts) break;
+      log << fmt::format("sonde check: {}: measured again: runs of median {} timed while {}\n",
+                         point, format_seconds(sonde::median(sets.back().seconds)),
+                         sets.back().moved);
+    }
+    const bool together = sets.size() > 1 && !sets.back().moved.empty();
+    const auto first_kept = together ? sets.begin() : sets.end() - 1;
+    std::vector<std::string> moving;
+    for (auto set = sets.begin(); set != sets.end(); ++set) {
+      const std::string median = format_seconds(sonde::median(set->seconds));
+      if (set < first_kept) {
+        r.notes.push_back(fmt::format("measured again: runs of median {} set aside, timed while {}",
+                                      median, set->moved));
+      } else if (together) {
+        moving.push_back(fmt::format("runs of median {} timed while {}", median, set->moved));
+      }
+    }
+    std::vector<double> seconds;
+    std::vector<std::pair<fs::path, std::size_t>> phase_sets;
+    r.load.reset();
+    for (auto set = first_kept; set != sets.end(); ++set) {
+      seconds.insert(seconds.end(), set->seconds.begin(), set->seconds.end());
+      r.machine_now.insert(r.machine_now.end(), set->machine.begin(), set->machine.end());
+      phase_sets.emplace_back(set->phases, set->seconds.size());
+      if (set->load) {  // the load over every kept set, weighted by its seconds
+        if (!r.load) r.load = Record::Load{0, 0, 0};
+        Record::Load& load = *r.load;
+        const double total = load.seconds + set->load->seconds;
+        if (total > 0) {
+          load.steal_fraction = (load.steal_fraction * load.seconds +
+                                 set->load->steal_fraction * set->load->seconds) /
+                                total;
+          load.other_busy_cpus = (load.other_busy_cpus * load.seconds +
+                                  set->load->other_busy_cpus * set->load->seconds) /
+                                 total;
+        }
+        load.seconds = total;
+      }
+    }
+    if (together) {
       const std::string note =
-          fmt::format("measured again: runs of median {} set aside, timed while {}",
-                      format_seconds(r.measured.median), moved);
+          fmt::format("the state moved during every set of runs ({}): all {} runs kept together",
+                      fmt::join(moving, "; "), seconds.size());
       log << "sonde check: " << point << ": " << note << "\n";
       r.notes.push_back(note);
-      r.machine_now.clear();
-      r.components.clear();
-      phase_notes.clear();
+    }
+    r.measured = summarize(seconds);
+    compare(r);
+    std::vector<std::string> phase_notes;
+    if (phase_folder) {
+      phase_notes = time_phases(r, planned[i].rows, phase_sets, command, !launcher.empty(), log);
     }
     r.notes.insert(r.notes.end(), phase_notes.begin(), phase_notes.end());
     if (r.load) {

@@ -773,8 +773,10 @@ TEST(CheckCommand, APointIsPricedAgainInTheStateTheProbesSaw) {
   const nlohmann::json k = nlohmann::json::parse(read_file(again.json));
   EXPECT_NEAR(k["records"][1]["predicted_in_state_now_seconds"].get<double>(), 12e9 / two, 1e-9);
 
-  // A state that keeps moving: measured three times in all, then kept as it is and priced as
-  // profiled.
+  // A state that keeps moving: measured three times in all, no set steadier than another, so all
+  // the runs are kept together (not the last set alone) and priced as profiled. The sets print
+  // 0.3 and 0.31, then 0.5 and 0.52, then 0.2 and 0.21: the median of the six is 0.305, where the
+  // last set's would be 0.205.
   int flips = 0;
   const Probe flipping = [&](const ProbeSizes&) {
     ++flips;
@@ -783,11 +785,41 @@ TEST(CheckCommand, APointIsPricedAgainInTheStateTheProbesSaw) {
   CheckOptions restless = dram_sweep(scratch("state-restless"));
   restless.ranks = "2";
   runs = 0;
-  EXPECT_EQ(check_command(restless, out, log, fake, flipping), 0);
+  const Runner sets = [&](const std::vector<std::string>&) {
+    ++runs;
+    const double first = runs == 1 ? 0.3 : runs == 2 ? 0.5 : 0.2;
+    return printing({first, first + 0.01 * (runs == 2 ? 2 : 1)});
+  };
+  EXPECT_EQ(check_command(restless, out, log, sets, flipping), 0);
   EXPECT_EQ(runs, 3);
   const nlohmann::json m = nlohmann::json::parse(read_file(restless.json));
-  EXPECT_FALSE(m["records"][0].contains("predicted_in_state_now_seconds"));
-  EXPECT_EQ(m["records"][0]["state_now_notes"].size(), 1u);
+  const auto& kept = m["records"][0];
+  EXPECT_NEAR(kept["measured_median_seconds"].get<double>(), 0.305, 1e-12);
+  EXPECT_NEAR(kept["measured_min_seconds"].get<double>(), 0.2, 1e-12);
+  EXPECT_NEAR(kept["measured_max_seconds"].get<double>(), 0.52, 1e-12);
+  EXPECT_NEAR(kept["error_ratio"].get<double>(),
+              std::max(0.305, 24e9 / two) / std::min(0.305, 24e9 / two), 1e-9);
+  // Nothing is said to be set aside; one note names the three sets, and every set's probes are
+  // kept.
+  std::size_t set_aside = 0, together = 0;
+  for (const auto& note : kept["notes"]) {
+    const std::string text = note.get<std::string>();
+    set_aside += text.find("set aside") != std::string::npos ? 1 : 0;
+    if (text.rfind("the state moved during every set of runs (runs of median 305 ms timed "
+                   "while DRAM triad (2 threads) moved from ",
+                   0) == 0) {
+      ++together;
+      EXPECT_NE(text.find("; runs of median 510 ms timed while "), std::string::npos) << text;
+      EXPECT_NE(text.find("; runs of median 205 ms timed while "), std::string::npos) << text;
+      EXPECT_NE(text.find("): all 6 runs kept together"), std::string::npos) << text;
+    }
+  }
+  EXPECT_EQ(set_aside, 0u) << kept["notes"];
+  EXPECT_EQ(together, 1u) << kept["notes"];
+  EXPECT_EQ(kept["repetitions"].get<std::size_t>(), 6u);
+  EXPECT_EQ(kept["machine_now"]["samples"].size(), 6u);
+  EXPECT_FALSE(kept.contains("predicted_in_state_now_seconds"));
+  EXPECT_EQ(kept["state_now_notes"].size(), 1u);
 }
 
 TEST(CheckCommand, RecordedProbesThatAreNoRecordsAreRefused) {
@@ -981,6 +1013,32 @@ TEST(CheckComponents, SeveralProcesses) {
   EXPECT_NE(j["records"][0]["notes"].dump().find("phases timed on 1 of 2 processes"),
             std::string::npos)
       << j["records"][0]["notes"].dump();
+}
+
+TEST(CheckComponents, SetsKeptTogetherAverageTheirPhasesOverEveryRepetition) {
+  const fs::path folder = scratch("components-sets");
+  CheckOptions o = tiny(folder);
+  o.ranks = "1";
+  o.components = true;
+  // The state moves during every set of runs, so the three sets are kept together.
+  int flips = 0;
+  const Probe flipping = [&](const ProbeSizes&) {
+    ++flips;
+    return std::vector<MachineSample>{at_once(flips % 2 ? 20e9 : 40e9, 2)};
+  };
+  int runs = 0;
+  const auto sets = [&](const auto&) {
+    ++runs;
+    return marking({runs == 1 ? 1.5 : runs == 2 ? 3.0 : 0.3});
+  };
+  std::ostringstream out, log;
+  EXPECT_EQ(check_command(o, out, log, sets, flipping), 0);
+  EXPECT_EQ(runs, 3);
+  const nlohmann::json j = nlohmann::json::parse(read_file(o.json));
+  // A: 1.5, 3.0 and 0.3 s over three repetitions each, (1.5 + 3.0 + 0.3) / 9 = 0.5333 s a
+  // repetition, not the last set's 0.1.
+  EXPECT_NEAR(j["records"][0]["components"][0]["measured_seconds"].get<double>(), 4.8 / 9, 1e-12);
+  EXPECT_EQ(j["records"][0]["repetitions"].get<std::size_t>(), 9u);
 }
 
 TEST(CheckComponents, TheEnvironmentAndTheFolderGoWhenTheRunFails) {
