@@ -1077,6 +1077,17 @@ void probe_machine_now(Record& r, const Probe& probe, const ProbeSizes& sizes, c
                        : fmt::format("; in-core read {}", fmt::join(l1_reads, ", ")));
 }
 
+// The load over two stretches of runs: each share weighted by its stretch's seconds.
+Record::Load merged(const Record::Load& a, const Record::Load& b) {
+  const double seconds = a.seconds + b.seconds;
+  if (!(seconds > 0)) return a;
+  const auto weighted = [&](double x, double y) {
+    return (x * a.seconds + y * b.seconds) / seconds;
+  };
+  return Record::Load{seconds, weighted(a.steal_fraction, b.steal_fraction),
+                      weighted(a.other_busy_cpus, b.other_busy_cpus)};
+}
+
 // The phases the kept runs recorded, one folder per set of runs with its repetitions, set against
 // the point's rows (its components), and what its notes should say of them. Sets kept together
 // are averaged over all their repetitions. The phases' times are a diagnostic: a program that
@@ -1362,20 +1373,7 @@ int check_command(const CheckOptions& o, std::ostream& out, std::ostream& log, c
       seconds.insert(seconds.end(), set->seconds.begin(), set->seconds.end());
       r.machine_now.insert(r.machine_now.end(), set->machine.begin(), set->machine.end());
       phase_sets.emplace_back(set->phases, set->seconds.size());
-      if (set->load) {  // the load over every kept set, weighted by its seconds
-        if (!r.load) r.load = Record::Load{0, 0, 0};
-        Record::Load& load = *r.load;
-        const double total = load.seconds + set->load->seconds;
-        if (total > 0) {
-          load.steal_fraction = (load.steal_fraction * load.seconds +
-                                 set->load->steal_fraction * set->load->seconds) /
-                                total;
-          load.other_busy_cpus = (load.other_busy_cpus * load.seconds +
-                                  set->load->other_busy_cpus * set->load->seconds) /
-                                 total;
-        }
-        load.seconds = total;
-      }
+      if (set->load) r.load = r.load ? merged(*r.load, *set->load) : *set->load;
     }
     if (together) {
       const std::string note =
