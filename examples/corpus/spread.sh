@@ -15,16 +15,18 @@
 #           what the machine's own variation allows, not a prediction.
 # Per point, pooled / floor is the model's own bias there with the profiles' noise averaged out
 # (below 1: priced too fast).
+# Given one check, it scores that check alone (its so far and pooled are then its fresh, its floor
+# the measurements themselves).
 # Nothing is run.
-#   bash examples/corpus/spread.sh [--sheets v13] RECORDS_FOLDER RECORDS_FOLDER...
+#   bash examples/corpus/spread.sh [--sheets v13] RECORDS_FOLDER [RECORDS_FOLDER...]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 sheets=v13
 if [[ "${1:-}" == --sheets ]]; then
-  sheets=${2:?usage: spread.sh [--sheets VERSION] RECORDS_FOLDER RECORDS_FOLDER...}
+  sheets=${2:?usage: spread.sh [--sheets VERSION] RECORDS_FOLDER [RECORDS_FOLDER...]}
   shift 2
 fi
-(($# >= 2)) || { echo "usage: spread.sh [--sheets VERSION] RECORDS_FOLDER RECORDS_FOLDER..." >&2; exit 2; }
+(($# >= 1)) || { echo "usage: spread.sh [--sheets VERSION] RECORDS_FOLDER [RECORDS_FOLDER...]" >&2; exit 2; }
 files=()
 for folder in "$@"; do
   [[ -d "$folder/$sheets" ]] || { echo "spread.sh: $folder/$sheets: no such folder" >&2; exit 2; }
@@ -70,24 +72,24 @@ done | awk -v checks=$# '
     }
     if (skipped != "") print "left out (not in every check):" skipped
     if (!ncommon) { print "spread.sh: no point is in every check" > "/dev/stderr"; exit 2 }
-    printf "\n%-20s %-16s %-16s %-16s %-16s\n", "check", "fresh mean/max", "so far mean/max",
+    printf "\n%-20s %-22s %-16s %-16s %-16s\n", "check", "fresh mean/max (>1.3)", "so far mean/max",
            "pooled mean/max", "floor mean/max"
     for (i = 1; i <= ncheck; ++i) {
-      sf = ss = sp = sl = 0; xf = xs = xp = xl = 0
+      sf = ss = sp = sl = 0; xf = xs = xp = xl = 0; above = 0
       for (key in common) {
         m = measured[order[i], key]
         ls = 0
         for (j = 1; j <= i; ++j) ls += log(predicted[order[j], key])
         ef = e(predicted[order[i], key], m); es = e(exp(ls / i), m)
         ep = e(pooled_of[key], m); el = e(floor_of[key], m)
-        sf += ef; ss += es; sp += ep; sl += el
+        sf += ef; ss += es; sp += ep; sl += el; if (ef > 1.3) ++above
         if (ef > xf) xf = ef; if (es > xs) xs = es; if (ep > xp) xp = ep; if (el > xl) xl = el
         tf += ef; ts += es; tp += ep; tl += el
       }
-      printf "%-20s %-16s %-16s %-16s %-16s\n", order[i], sprintf("%.3f / %.2f", sf / ncommon, xf),
+      printf "%-20s %-22s %-16s %-16s %-16s\n", order[i], sprintf("%.3f / %.2f (%d)", sf / ncommon, xf, above),
              sprintf("%.3f / %.2f", ss / ncommon, xs), sprintf("%.3f / %.2f", sp / ncommon, xp),
              sprintf("%.3f / %.2f", sl / ncommon, xl)
     }
-    printf "%-20s %-16.3f %-16.3f %-16.3f %-16.3f\n", "mean over checks", tf / (ncommon * ncheck),
+    printf "%-20s %-22.3f %-16.3f %-16.3f %-16.3f\n", "mean over checks", tf / (ncommon * ncheck),
            ts / (ncommon * ncheck), tp / (ncommon * ncheck), tl / (ncommon * ncheck)
   }'

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # spread.sh on two made-up checks with answers worked out by hand: stream at 1 rank measured 1 s
 # and 4 s, predicted 3 s and 12 s (floor: the measurements' geometric mean, 2 s; pooled, and so far
-# at the second check: the predictions', 6 s); cg at 2 ranks 2 s measured and predicted both times. Left out: a stream_threads file, a row with a --set, and
-# a point only one check has.
+# at the second check: the predictions', 6 s); cg at 2 ranks 2 s measured and predicted both
+# times. Left out: a stream_threads file, a row with a --set, and a point only one check has.
+# Then one check alone (stream E 3, cg 1, heat 5: mean 3, largest 5, two above 1.3).
 set -euo pipefail
 spread=$(cd "$(dirname "$0")/.." && pwd)/spread.sh
 work=$(mktemp -d)
@@ -28,14 +29,18 @@ cg                 2  1.00               1.00               1.00
 stream             1  4.00               4.00               3.00
 left out (not in every check): heat 1
 
-check                fresh mean/max   so far mean/max  pooled mean/max  floor mean/max  
-a                    2.000 / 3.00     2.000 / 3.00     3.500 / 6.00     1.500 / 2.00    
-b                    2.000 / 3.00     1.250 / 1.50     1.250 / 1.50     1.500 / 2.00    
-mean over checks     2.000            1.625            2.375            1.500           '
+check                fresh mean/max (>1.3)  so far mean/max  pooled mean/max  floor mean/max  
+a                    2.000 / 3.00 (1)       2.000 / 3.00     3.500 / 6.00     1.500 / 2.00    
+b                    2.000 / 3.00 (1)       1.250 / 1.50     1.250 / 1.50     1.500 / 2.00    
+mean over checks     2.000                  1.625            2.375            1.500           '
 if [[ "$out" != "$expected" ]]; then
   echo "spread.sh printed:"; echo "$out"; echo "expected:"; echo "$expected"
   exit 1
 fi
+# One check alone is scored alone: every point of it counts (heat too), its floor is itself.
+out=$(bash "$spread" "$work/a")
+[[ "$out" == *"a                    3.000 / 5.00 (2)       3.000 / 5.00     3.000 / 5.00     1.000 / 1.00"* ]] ||
+  { echo "spread.sh on one check printed:"; echo "$out"; exit 1; }
 # A folder without the sheets' records is an error naming it.
 if message=$(bash "$spread" "$work/a" "$work/none" 2>&1); then
   echo "spread.sh accepted a folder without records"; exit 1
