@@ -12,6 +12,8 @@ cd "$(dirname "$0")/../../../.."
 build=${1:?usage: run.sh BUILD OUT RECORDS...}
 out=${2:?usage: run.sh BUILD OUT RECORDS...}
 shift 2
+# A check's mean / largest E (how many above 1.3), as spread.sh scores one check.
+score() { bash examples/corpus/spread.sh "$1" | awk -v n="$(basename "$1")" '$1 == n { print $2, $3, $4, $5 }'; }
 for records in "$@"; do
   name=$(basename "$records")
   work=$out/$name
@@ -25,7 +27,6 @@ for records in "$@"; do
     "$out/committed/$name/v13" "$build" > "$work/committed.log" 2>&1
   bash examples/corpus/rescore.sh "$records/v13" "$work/$name.yaml" "$out/edge/$name/v13" \
     "$build" > "$work/edge.log" 2>&1
-  score() { bash examples/corpus/spread.sh "$1" | awk -v n="$name" '$1 == n { print $2, $3, $4, $5 }'; }
   echo "$name: committed $(score "$out/committed/$name"), with the edge $(score "$out/edge/$name")"
 done
 for rule in committed edge; do
