@@ -111,6 +111,16 @@ thread_local std::uint64_t t_branch_position = 0;
 #define SONDE_NOT_TAKEN(var) asm volatile(" " : "+r"(var))
 static_assert(kThroughputChains == 8, "the branch kernel takes the chains' bits from one byte");
 
+// The store_load kernels' slots, one line per thread, reached through a register the compiler
+// knows nothing of (not the stack pointer: some cores forward a store to a load at the same stack
+// offset at no latency, which a loop over an array never gets).
+volatile double* store_load_slots() {
+  alignas(64) thread_local double slots[kThroughputChains];
+  double* p = slots;
+  asm volatile("" : "+r"(p));
+  return p;
+}
+
 }  // namespace
 
 std::vector<FmaUnit> available_fma_units() {
@@ -166,6 +176,9 @@ const std::vector<OperationInfo>& operations() {
       {Operation::branch_mispredict, "branch_mispredict", 0,
        "a branch on a random bit whose address depends on the previous branch's outcome",
        "a branch on each of 8 random bits loaded independently"},
+      {Operation::store_load, "store_load", 0,
+       "x stored to a slot and loaded back from it: one store-to-load forwarding round trip",
+       "x[k] stored to slot k and loaded back: 8 round trips in flight"},
   };
   return table;
 }
@@ -238,6 +251,14 @@ double run_latency_chain(Operation operation, std::uint64_t steps) {
       }
       t_branch_position = (start + steps + n) & (kBranchBits - 1);
       return static_cast<double>(n);  // steps plus those not taken
+    }
+    case Operation::store_load: {
+      volatile double* slot = store_load_slots();
+      for (std::uint64_t i = 0; i < steps; ++i) {
+        slot[0] = x;
+        x = slot[0];
+      }
+      break;
     }
   }
   return x;
@@ -335,6 +356,15 @@ double run_throughput_chains(Operation operation, std::uint64_t steps) {
       }
       t_branch_position = ((start + steps) & (bytes - 1)) * 8;
       return static_cast<double>(taken);  // of steps * kThroughputChains branches
+    }
+    case Operation::store_load: {
+      volatile double* slot = store_load_slots();
+      for (std::uint64_t i = 0; i < steps; ++i)
+        for (unsigned k = 0; k < kThroughputChains; ++k) {
+          slot[k] = x[k];
+          x[k] = slot[k];
+        }
+      break;
     }
   }
   double sum = 0;

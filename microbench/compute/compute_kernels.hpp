@@ -43,7 +43,8 @@ enum class Operation {
   int_to_double,
   double_to_int,
   indirect_call,
-  branch_mispredict
+  branch_mispredict,
+  store_load
 };
 
 // What each mode measures. Latency: one dependent chain, every step needs the one before it, so
@@ -59,6 +60,12 @@ enum class Operation {
 // the branch before it, so nothing of the next step can start before the branch resolves: the
 // time per branch is its resolution plus the misprediction penalty, half the time. Either way
 // the penalty of one misprediction is about twice the time per branch.
+//
+// store_load is a double stored to memory and loaded back from the same address: the round trip
+// of store-to-load forwarding, which a loop pays where it stores a value and a later step loads it
+// again (an accumulator kept in an array, a blocked multiply's row of C updated every k). The
+// slots are reached through a pointer the compiler cannot see through, so that it keeps both
+// accesses, and not through the stack pointer, which some cores rename to skip the round trip.
 struct OperationInfo {
   Operation operation;
   std::string_view name;

@@ -42,7 +42,8 @@ TEST(KernelLibrary, FollowsXuHwangFlopRules) {
   EXPECT_EQ(rule.at("int_multiply"), 0u);
   EXPECT_EQ(rule.at("indirect_call"), 0u);
   EXPECT_EQ(rule.at("branch_mispredict"), 0u);
-  EXPECT_EQ(operations().size(), 13u);
+  EXPECT_EQ(rule.at("store_load"), 0u);
+  EXPECT_EQ(operations().size(), 14u);
 }
 
 TEST(KernelLibrary, ChainsComputeWhatTheySay) {
@@ -76,6 +77,12 @@ TEST(KernelLibrary, NewChainsComputeWhatTheySay) {
   // i = 1 .. 1000, 500500, over eight chains.
   EXPECT_EQ(run_latency_chain(Operation::double_to_int, 1000), 1000.0);
   EXPECT_EQ(run_throughput_chains(Operation::double_to_int, 1000), 8 * 500500.0);
+  // store_load: each value comes back unchanged from its slot, 0.5 on the one chain, 0.5 + 0.01 k
+  // on chain k.
+  EXPECT_EQ(run_latency_chain(Operation::store_load, 1000), 0.5);
+  double start = 0;
+  for (unsigned k = 0; k < kThroughputChains; ++k) start += 0.5 + 0.01 * k;
+  EXPECT_DOUBLE_EQ(run_throughput_chains(Operation::store_load, 1000), start);
 }
 
 TEST(KernelLibrary, BranchesOnRandomBitsAreTakenHalfTheTime) {
