@@ -15,6 +15,9 @@
 #           what the machine's own variation allows, not a prediction.
 # Per point, pooled / floor is the model's own bias there with the profiles' noise averaged out
 # (below 1: priced too fast).
+# Beside fresh, E' is the check's own prediction priced again in the memory state its probes saw
+# around each point's runs (predicted_in_state_now_seconds; the prediction itself where a record
+# has none): how far the model missed once the machine's state is known.
 # Given one check, it scores that check alone (its so far and pooled are then its fresh, its floor
 # the measurements themselves).
 # Nothing is run.
@@ -34,7 +37,8 @@ for folder in "$@"; do
     [[ "$(basename "$file")" == stream_threads* ]] || files+=("$file")
   done
 done
-# One line per record: check, program, n, measured median, prediction.
+# One line per record: check, program, n, measured median, prediction, prediction in the state the
+# probes saw (the prediction where the record has none).
 for file in "${files[@]}"; do
   awk -v check="$(basename "$(dirname "$(dirname "$file")")")" \
     -v program="$(basename "$file" .csv)" -v file="$file" -F, '
@@ -43,11 +47,13 @@ for file in "${files[@]}"; do
                 print file ": lacks n, setting, measured_median_seconds or predicted_seconds" > "/dev/stderr"
                 exit 2 } }
     NR > 1 { line = $0; gsub(/"[^"]*"/, "Q", line); split(line, f, ",")
+             now = c["predicted_in_state_now_seconds"] ? f[c["predicted_in_state_now_seconds"]] : ""
              if (f[c["setting"]] == "" && f[c["measured_median_seconds"]] > 0 && f[c["predicted_seconds"]] > 0)
-               print check, program, f[c["n"]], f[c["measured_median_seconds"]], f[c["predicted_seconds"]] }' "$file"
+               print check, program, f[c["n"]], f[c["measured_median_seconds"]], f[c["predicted_seconds"]],
+                     (now > 0 ? now : f[c["predicted_seconds"]]) }' "$file"
 done | awk -v checks=$# '
   function e(a, b) { return a > b ? a / b : b / a }
-  { key = $2 " " $3; measured[$1, key] = $4; predicted[$1, key] = $5
+  { key = $2 " " $3; measured[$1, key] = $4; predicted[$1, key] = $5; in_state[$1, key] = $6
     if (!($1 in seen)) { seen[$1] = 1; order[++ncheck] = $1 }
     if (!(key in have)) { keys[++nkey] = key }
     have[key]++ }
@@ -72,24 +78,25 @@ done | awk -v checks=$# '
     }
     if (skipped != "") print "left out (not in every check):" skipped
     if (!ncommon) { print "spread.sh: no point is in every check" > "/dev/stderr"; exit 2 }
-    printf "\n%-20s %-22s %-16s %-16s %-16s\n", "check", "fresh mean/max (>1.3)", "so far mean/max",
-           "pooled mean/max", "floor mean/max"
+    printf "\n%-20s %-22s %-16s %-16s %-16s %-16s\n", "check", "fresh mean/max (>1.3)", "E\047 mean/max",
+           "so far mean/max", "pooled mean/max", "floor mean/max"
     for (i = 1; i <= ncheck; ++i) {
-      sf = ss = sp = sl = 0; xf = xs = xp = xl = 0; above = 0
+      sf = sn = ss = sp = sl = 0; xf = xn = xs = xp = xl = 0; above = 0
       for (key in common) {
         m = measured[order[i], key]
         ls = 0
         for (j = 1; j <= i; ++j) ls += log(predicted[order[j], key])
-        ef = e(predicted[order[i], key], m); es = e(exp(ls / i), m)
+        ef = e(predicted[order[i], key], m); en = e(in_state[order[i], key], m); es = e(exp(ls / i), m)
         ep = e(pooled_of[key], m); el = e(floor_of[key], m)
-        sf += ef; ss += es; sp += ep; sl += el; if (ef > 1.3) ++above
-        if (ef > xf) xf = ef; if (es > xs) xs = es; if (ep > xp) xp = ep; if (el > xl) xl = el
-        tf += ef; ts += es; tp += ep; tl += el
+        sf += ef; sn += en; ss += es; sp += ep; sl += el; if (ef > 1.3) ++above
+        if (ef > xf) xf = ef; if (en > xn) xn = en; if (es > xs) xs = es; if (ep > xp) xp = ep
+        if (el > xl) xl = el
+        tf += ef; tn += en; ts += es; tp += ep; tl += el
       }
-      printf "%-20s %-22s %-16s %-16s %-16s\n", order[i], sprintf("%.3f / %.2f (%d)", sf / ncommon, xf, above),
-             sprintf("%.3f / %.2f", ss / ncommon, xs), sprintf("%.3f / %.2f", sp / ncommon, xp),
-             sprintf("%.3f / %.2f", sl / ncommon, xl)
+      printf "%-20s %-22s %-16s %-16s %-16s %-16s\n", order[i], sprintf("%.3f / %.2f (%d)", sf / ncommon, xf, above),
+             sprintf("%.3f / %.2f", sn / ncommon, xn), sprintf("%.3f / %.2f", ss / ncommon, xs),
+             sprintf("%.3f / %.2f", sp / ncommon, xp), sprintf("%.3f / %.2f", sl / ncommon, xl)
     }
-    printf "%-20s %-22.3f %-16.3f %-16.3f %-16.3f\n", "mean over checks", tf / (ncommon * ncheck),
-           ts / (ncommon * ncheck), tp / (ncommon * ncheck), tl / (ncommon * ncheck)
+    printf "%-20s %-22.3f %-16.3f %-16.3f %-16.3f %-16.3f\n", "mean over checks", tf / (ncommon * ncheck),
+           tn / (ncommon * ncheck), ts / (ncommon * ncheck), tp / (ncommon * ncheck), tl / (ncommon * ncheck)
   }'
