@@ -111,9 +111,8 @@ thread_local std::uint64_t t_branch_position = 0;
 #define SONDE_NOT_TAKEN(var) asm volatile(" " : "+r"(var))
 static_assert(kThroughputChains == 8, "the branch kernel takes the chains' bits from one byte");
 
-// The store_load kernels' slots, one line per thread, reached through a register the compiler
-// knows nothing of (not the stack pointer: some cores forward a store to a load at the same stack
-// offset at no latency, which a loop over an array never gets).
+// The store_load kernels' slots, one line per thread, behind a register the compiler knows nothing
+// of (compute_kernels.hpp says why).
 volatile double* store_load_slots() {
   alignas(64) thread_local double slots[kThroughputChains];
   double* p = slots;
