@@ -29,5 +29,6 @@ while read -r setting n; do
   build/release/bin/sonde check "$sheet" --machine "$profile" --ranks "$n" --set "$setting" \
       --repetitions 1 --no-probe --launcher "" --csv "$out.part.csv" \
       -- bash "$0" --recorded "$record" "$setting" "$n" > /dev/null
-  if [[ -f "$out" ]]; then tail -n +2 "$out.part.csv" >> "$out"; else mv "$out.part.csv" "$out"; fi
+  if [[ -f "$out" ]]; then tail -n +2 "$out.part.csv" >> "$out"; else cp "$out.part.csv" "$out"; fi
+  rm -f "$out.part.csv"
 done <<< "$points"
