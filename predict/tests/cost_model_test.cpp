@@ -275,6 +275,32 @@ TEST(CostModel, DependentChainsAreCostedAtLatency) {
   EXPECT_EQ(p.costs[0].bound, "add latency (a dependent chain)");
 }
 
+TEST(CostModel, AChainThroughMemorySharesTheL1PortsWithTheLoadsAndStores) {
+  // 256e6 B loaded at L1d's 256 GB/s read: 1 ms of loads. A chain of store-to-load round trips at
+  // 1 ns each beside them: 10^6 of them (1 ms) take (1^2.5 + 1^2.5)^(1/2.5) = 2^0.4 = 1.3195 ms;
+  // 5e5 (0.5 ms) take (1 + 0.5^2.5)^0.4 = 1.0673 ms; 10^7 (10 ms) take 10 (1 + 0.1^2.5)^0.4 =
+  // 10.0126 ms. A chain of adds (1 ns each) beside the same loads goes through no memory: the
+  // larger, 1 ms.
+  profile::Profile node = made_up_node();
+  node.compute.kernels["store_load.latency"] = q(1e-9, "s");
+  const auto at = [&](const std::string& chain, const std::string& count) {
+    return Predictor(parse_workload("kind,name,loads [B]," + chain + ",dop\ncomponent,rows,256e6," +
+                                        count + ",1\n",
+                                    "model.csv"),
+                     node, "made-up.yaml")
+        .at(1, Scheme::full_overhead);
+  };
+  const Point equal = at("chain.store_load", "1e6");
+  EXPECT_NEAR(equal.total, 1e-3 * std::pow(2.0, 0.4), 1e-12);
+  EXPECT_EQ(equal.costs[0].bound,
+            "store_load latency (a dependent chain) with L1d loads and stores, sharing the L1 "
+            "ports");
+  EXPECT_NEAR(at("chain.store_load", "5e5").total, 1.0672782e-3, 1e-9);
+  EXPECT_NEAR(at("chain.store_load", "1e7").total, 10.012637e-3, 1e-8);
+  const Point adds = at("chain.add", "1e6");
+  EXPECT_NEAR(adds.total, 1e-3, 1e-12);
+}
+
 TEST(CostModel, RandomAccessesWaitForTheirLevelsLatency) {
   // 10^5 dependent accesses into 1 GB: DRAM's 100 ns each = 10 ms; into 512 kB: L2's 4 ns, 0.4 ms.
   const std::string header = "kind,name,random accesses,working set [B],dop\n";
