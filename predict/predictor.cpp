@@ -904,16 +904,15 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n,
   }
 
   const bool memory_bound_wins = memory.value > compute.value;
-  Span overlap = memory_bound_wins ? memory : compute;
-  overlap.low = std::max(memory.low, compute.low);
-  overlap.high = std::max(memory.high, compute.high);
   // A chain through memory takes its round trips through the same L1 ports as the component's
   // loads and stores: neither hides the other wholly, and where the two are close the loop takes
-  // longer than either (docs/methods.md, Compute).
-  if (chain_through_memory && memory.value > 0) {
-    overlap = {ports_shared(memory.value, compute.value), ports_shared(memory.low, compute.low),
-               ports_shared(memory.high, compute.high)};
-  }
+  // longer than either (docs/methods.md, Compute). Otherwise the larger bounds it.
+  const bool shares_ports = chain_through_memory && memory.value > 0;
+  const auto combine = [&](double m, double c) {
+    return shares_ports ? ports_shared(m, c) : std::max(m, c);
+  };
+  const Span overlap{combine(memory.value, compute.value), combine(memory.low, compute.low),
+                     combine(memory.high, compute.high)};
   cost.seconds = overlap.value + random.value + column.value + gather.value;
   cost.range = {overlap.low + random.low + column.low + gather.low,
                 overlap.high + random.high + column.high + gather.high};
@@ -925,7 +924,7 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n,
                              format_bytes(column_stride));
   } else if (random.value > overlap.value) {
     cost.bound = random_bound;
-  } else if (chain_through_memory && memory.value > 0) {
+  } else if (shares_ports) {
     cost.bound = fmt::format("{} with {}, sharing the L1 ports", compute_bound, memory_bound);
   } else {
     cost.bound = memory_bound_wins ? memory_bound : compute_bound;
