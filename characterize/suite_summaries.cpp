@@ -80,6 +80,28 @@ std::string format_overhead_summary(const RunRecords& run) {
   return text;
 }
 
+namespace {
+
+// The shared-ports kernel: the chains through memory alone (C), the loop's loads and stores alone
+// (M) and the two together, each iteration's set against its own M; the profile fits p to them.
+std::string format_shared_ports(const RunRecords& run) {
+  if (run.shared_ports.empty()) return "";
+  std::string text =
+      "\nA chain through memory beside its loop's L1 loads and stores (rows of 32 steps; times "
+      "over the loads and stores alone, medians)\n";
+  text += fmt::format("{:>8} {:>10} {:>10} {:>12} {:>18}\n", "width", "C / M", "both / M",
+                      "both / max", "both, per step");
+  for (const SharedPortsRecord& row : run.shared_ports) {
+    text += fmt::format("{:>8} {:>10.2f} {:>10.2f} {:>12.3f} {:>18}\n", row.width_doubles,
+                        row.chain_over_stream, row.both_over_stream,
+                        row.both_over_stream / std::max(row.chain_over_stream, 1.0),
+                        format_seconds(row.median));
+  }
+  return text;
+}
+
+}  // namespace
+
 std::string format_compute_summary(const RunRecords& run) {
   std::string text = "\nPeak floating-point rate (fused multiply-add, independent accumulators)\n";
   text += fmt::format("{:<12} {:>8} {:>16} {:>16}\n", "unit", "threads", "median", "[min - max]");
@@ -95,7 +117,7 @@ std::string format_compute_summary(const RunRecords& run) {
     seconds[row.operation][row.mode] = row.median;
     rule[row.operation] = row.counted_flops;
   }
-  if (seconds.empty()) return text;
+  if (seconds.empty()) return text + format_shared_ports(run);
   const double add = seconds.count("add") ? seconds["add"]["throughput"] : 0;
   text +=
       "\nKernel library (one thread; latency: one dependent chain; throughput: 8 independent)\n";
@@ -110,7 +132,7 @@ std::string format_compute_summary(const RunRecords& run) {
                         throughput > 0 ? format_seconds(throughput) : "-", in_adds,
                         rule[operation] > 0 ? std::to_string(rule[operation]) : "-");
   }
-  return text;
+  return text + format_shared_ports(run);
 }
 
 std::string format_mpi_summary(const RunRecords& run) {

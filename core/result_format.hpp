@@ -40,6 +40,7 @@ inline constexpr const char* operation = "operation";  // contention one-word, o
 inline constexpr const char* mode = "mode";            // compute kernels: latency, throughput
 inline constexpr const char* counted_flops = "counted_flops";  // compute kernels (Xu and Hwang)
 inline constexpr const char* unit = "unit";                    // compute peak: the FMA unit
+inline constexpr const char* width_doubles = "width_doubles";  // compute shared_ports
 inline constexpr const char* message_bytes = "message_bytes";  // mpi pingpong, collectives
 inline constexpr const char* ranks = "ranks";                  // mpi pingpong: [first, last]
 inline constexpr const char* communicator_ranks = "communicator_ranks";  // mpi collectives
@@ -51,16 +52,17 @@ inline constexpr const char* earlier_names[][2] = {{counted_flops, "paper003_flo
 
 // The parts whose entries readers take apart.
 namespace part {
-inline constexpr const char* probe = "probe";              // memory: the latency probe
-inline constexpr const char* column = "column";            // memory: the column walk
-inline constexpr const char* gather = "gather";            // memory: the line gather
-inline constexpr const char* access = "access";            // contention
-inline constexpr const char* one_word = "one-word";        // contention
-inline constexpr const char* sync = "sync";                // overhead
-inline constexpr const char* peak = "peak";                // compute
-inline constexpr const char* kernels = "kernels";          // compute
-inline constexpr const char* pingpong = "pingpong";        // mpi
-inline constexpr const char* collectives = "collectives";  // mpi
+inline constexpr const char* probe = "probe";                // memory: the latency probe
+inline constexpr const char* column = "column";              // memory: the column walk
+inline constexpr const char* gather = "gather";              // memory: the line gather
+inline constexpr const char* access = "access";              // contention
+inline constexpr const char* one_word = "one-word";          // contention
+inline constexpr const char* sync = "sync";                  // overhead
+inline constexpr const char* peak = "peak";                  // compute
+inline constexpr const char* kernels = "kernels";            // compute
+inline constexpr const char* shared_ports = "shared_ports";  // compute: a chain beside L1 traffic
+inline constexpr const char* pingpong = "pingpong";          // mpi
+inline constexpr const char* collectives = "collectives";    // mpi
 // memory: the random chase on base pages with every core chasing at once (loaded latency)
 inline constexpr const char* latency_loaded = "latency-random-loaded";
 }  // namespace part
@@ -89,6 +91,9 @@ inline constexpr const char* seconds_per_switch = "seconds_per_switch";
 inline constexpr const char* seconds_per_round_trip = "seconds_per_round_trip";
 inline constexpr const char* seconds_per_message = "seconds_per_message";
 inline constexpr const char* flops_per_second = "flops_per_second";
+// compute shared_ports: medians of the chain's and of the two together's time over the stream's
+inline constexpr const char* chain_over_stream = "chain_over_stream";
+inline constexpr const char* both_over_stream = "both_over_stream";
 }  // namespace counter
 
 }  // namespace sonde::result_format

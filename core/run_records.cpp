@@ -266,9 +266,22 @@ RunRecords read_run_records(std::vector<ResultFile> files) {
           r.mode = get<std::string>(m, param::mode);
           r.counted_flops = get<unsigned>(m, param::counted_flops);
           run.kernels.push_back(std::move(r));
+        } else if (part == result_format::part::shared_ports) {
+          auto r = record_of<SharedPortsRecord>(m);
+          r.width_doubles = get<unsigned>(m, param::width_doubles);
+          for (const auto& [key, field] :
+               {std::pair{result_format::counter::chain_over_stream, &r.chain_over_stream},
+                std::pair{result_format::counter::both_over_stream, &r.both_over_stream}}) {
+            const auto it = m.counters.find(key);
+            if (it == m.counters.end()) {
+              throw input_error(m.file, fmt::format("benchmark '{}': no counter {}", m.name, key));
+            }
+            *field = it->second;
+          }
+          run.shared_ports.push_back(std::move(r));
         } else {
           throw input_error(m.file, fmt::format("benchmark '{}': params.part is '{}'; the compute "
-                                                "suite writes peak or kernels",
+                                                "suite writes peak, kernels or shared_ports",
                                                 m.name, part));
         }
       } else {  // mpi

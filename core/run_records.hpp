@@ -91,6 +91,14 @@ struct KernelRecord : Measurement {
   unsigned counted_flops = 0;
 };
 
+// compute, part shared_ports: a store-to-load chain beside an L1 triad of `width_doubles` a step
+// (microbench/compute/shared_ports.hpp); the headline is the two together, seconds per step.
+struct SharedPortsRecord : Measurement {
+  unsigned width_doubles = 0;
+  double chain_over_stream = 0;  // the chain alone over the triad alone, the same iteration's
+  double both_over_stream = 0;   // the two together over the triad alone
+};
+
 // mpi, part pingpong: half a round trip between two ranks.
 struct PingPongRecord : Measurement {
   std::uint64_t message_bytes = 0;
@@ -121,6 +129,7 @@ struct RunRecords {
   std::vector<OverheadRecord> overheads;
   std::vector<PeakRecord> peaks;
   std::vector<KernelRecord> kernels;
+  std::vector<SharedPortsRecord> shared_ports;
   std::vector<PingPongRecord> pingpong;
   std::vector<CollectiveRecord> collectives;
   std::vector<Measurement> mpi_other;  // streaming bandwidth, the pair map

@@ -22,6 +22,7 @@
 #include "fit/hockney.hpp"
 #include "fit/memory_levels.hpp"
 #include "model/bootstrap.hpp"
+#include "model/overlap.hpp"
 #include "model/two_parameter.hpp"
 
 namespace sonde::fit {
@@ -238,6 +239,52 @@ const nlohmann::json& topology_of(const RunRecords& run, const std::string& suit
 
 // --- compute ---
 
+// The shared-ports kernel at each width: the p of (C^p + M^p)^(1/p) that the predictor combines
+// a chain through memory and its loop's L1 loads and stores with (docs/methods.md, Compute), fitted
+// to the chain's and the two together's times over the triad's alone (each the median over
+// iterations of neighbours timed in the same state). Fitted, not measured: its interval is the
+// range of the fits that leave one width out.
+void add_shared_ports_exponent(const RunRecords& run, profile::Profile& p) {
+  if (run.shared_ports.empty()) return;
+  std::vector<model::OverlapPoint> points;
+  std::vector<std::string> sources;
+  double least = 0, most = 0;
+  for (const SharedPortsRecord& row : run.shared_ports) {
+    // M = 1: C and the two together in units of the triad alone.
+    points.push_back({row.chain_over_stream, 1.0, row.both_over_stream,
+                      fmt::format("width {} doubles", row.width_doubles)});
+    sources.push_back(row.name);
+    const double m_over_c = row.chain_over_stream > 0 ? 1 / row.chain_over_stream : 0;
+    least = points.size() == 1 ? m_over_c : std::min(least, m_over_c);
+    most = std::max(most, m_over_c);
+  }
+  try {
+    const model::OverlapFit fit = model::fit_overlap_exponent(
+        points, run.shared_ports.front().file + " (compute.shared_ports)");
+    Quantity q;
+    q.value = fit.exponent;
+    q.unit = "1";
+    q.origin = Origin::fitted;
+    q.interval = Interval{fit.low, fit.high, 1.0};
+    q.quality = profile::FitQuality{fit.mean_relative_error, fit.max_relative_error, fit.points};
+    q.sources = sources;
+    q.note = fmt::format(
+        "p of (C^p + M^p)^(1/p), C the chains through memory alone, M the same loop's L1 loads and "
+        "stores alone ({} widths, "
+        "M {:.3g} to {:.3g} times C), fitted to their times together (least squares in log "
+        "time); interval: the range of the fits leaving one width out{}",
+        points.size(), least, most,
+        fit.at_upper_bound   ? fmt::format("; at the search's upper bound ({}): the two overlapped "
+                                             "as fully as their max says",
+                                           model::kOverlapExponentMax)
+        : fit.at_lower_bound ? "; at the search's lower bound (1): the two did not overlap"
+                             : "");
+    p.compute.shared_ports_exponent = q;
+  } catch (const Error& e) {
+    p.not_fitted.push_back(fmt::format("compute.shared_ports_exponent: {}", e.what()));
+  }
+}
+
 void add_compute(const RunRecords& run, profile::Profile& p) {
   const PeakRecord* best_core = nullptr;
   const PeakRecord* best_node = nullptr;
@@ -251,6 +298,7 @@ void add_compute(const RunRecords& run, profile::Profile& p) {
   for (const KernelRecord& row : run.kernels) {
     p.compute.kernels[fmt::format("{}.{}", row.operation, row.mode)] = measured(row, "s");
   }
+  add_shared_ports_exponent(run, p);
   if (best_core) {
     p.compute.peak_flops_per_core =
         measured(*best_core, "flop/s", "the fastest peak kernel on one core (fused multiply-add)");

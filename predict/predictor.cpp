@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "model/overlap.hpp"
 #include "profile/across_nodes.hpp"
 
 namespace sonde::predict {
@@ -52,18 +53,13 @@ constexpr std::string_view kStoreLoadKernel = "store_load";
 // so neither hides wholly behind the other, and where they are close the loop takes longer than
 // the larger (the blocked multiply ran 1.1 to 1.5 times it where its chain was 0.9 to 1.3 times
 // its L1 time). Their p-norm, (a^p + b^p)^(1/p), tends to the larger where one dominates and
-// exceeds it by at most 2^(1/p) where they are equal. p = 2.5 is an exponent fitted, not measured:
-// of p = 1.5 to 6 and the max, it gave the least mean E and no bias over the 56 block-side points
-// with BS >= 24 timed on four profiles of the Zen 5 guest (2026-12-06, examples/corpus/records/
-// matmul-block-side-1205/): mean E 1.107 against the max's 1.177. No other machine has tested it.
-constexpr double kPortsSharedExponent = 2.5;
-double ports_shared(double memory, double chain) {
-  if (!(memory > 0)) return chain;
-  if (!(chain > 0)) return memory;
-  const double larger = std::max(memory, chain), smaller = std::min(memory, chain);
-  return larger *
-         std::pow(1 + std::pow(smaller / larger, kPortsSharedExponent), 1 / kPortsSharedExponent);
-}
+// exceeds it by at most 2^(1/p) where they are equal. The profile's p is fitted to the
+// shared-ports kernel on its machine (compute.shared_ports_exponent). A profile made before that
+// kernel existed has none; it is priced with p = 2.5, the exponent that gave the least mean E and
+// no bias over the 56 block-side points with BS >= 24 timed on four profiles of the Zen 5 guest
+// (2026-12-06, examples/corpus/records/matmul-block-side-1205/): mean E 1.107 against the max's
+// 1.177. The bound says which.
+constexpr double kPortsSharedExponentWithoutKernel = 2.5;
 
 // Fahringer and Pozgaj (2000): a loop's iterations dealt over p processors. N = q p + r: BLOCK
 // gives processor k (0-based) a contiguous block, q + 1 iterations to the first r and q to the
@@ -908,11 +904,18 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n,
   // loads and stores: neither hides the other wholly, and where the two are close the loop takes
   // longer than either (docs/methods.md, Compute). Otherwise the larger bounds it.
   const bool shares_ports = chain_through_memory && memory.value > 0;
-  const auto combine = [&](double m, double c) {
-    return shares_ports ? ports_shared(m, c) : std::max(m, c);
+  const std::optional<profile::Quantity>& measured_p = target_.compute.shared_ports_exponent;
+  const Span p = measured_p
+                     ? span(*measured_p)
+                     : Span{kPortsSharedExponentWithoutKernel, kPortsSharedExponentWithoutKernel,
+                            kPortsSharedExponentWithoutKernel};
+  // The larger exponent overlaps more: the low end of the range takes the high p.
+  const auto combine = [&](double m, double c, double exponent) {
+    return shares_ports ? model::overlap_p_norm(m, c, exponent) : std::max(m, c);
   };
-  const Span overlap{combine(memory.value, compute.value), combine(memory.low, compute.low),
-                     combine(memory.high, compute.high)};
+  const Span overlap{combine(memory.value, compute.value, p.value),
+                     combine(memory.low, compute.low, p.high),
+                     combine(memory.high, compute.high, p.low)};
   cost.seconds = overlap.value + random.value + column.value + gather.value;
   cost.range = {overlap.low + random.low + column.low + gather.low,
                 overlap.high + random.high + column.high + gather.high};
@@ -925,7 +928,10 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n,
   } else if (random.value > overlap.value) {
     cost.bound = random_bound;
   } else if (shares_ports) {
-    cost.bound = fmt::format("{} with {}, sharing the L1 ports", compute_bound, memory_bound);
+    cost.bound = fmt::format(
+        "{} with {}, sharing the L1 ports (p = {:.3g}, {})", compute_bound, memory_bound, p.value,
+        measured_p ? "the profile's shared-ports kernel"
+                   : "no shared-ports kernel in the profile: fitted on the Zen 5 guest's multiply");
   } else {
     cost.bound = memory_bound_wins ? memory_bound : compute_bound;
   }

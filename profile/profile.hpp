@@ -105,6 +105,9 @@ struct Compute {
   std::optional<Quantity> peak_flops_per_core;  // flop/s
   std::optional<Quantity> peak_flops_per_node;
   std::map<std::string, Quantity> kernels;  // seconds per operation: "add", "divide", ...
+  // p of (C^p + M^p)^(1/p): how a chain through memory (store-to-load round trips, C) and the L1
+  // loads and stores beside it (M) overlap, fitted to the shared-ports kernel (unit "1").
+  std::optional<Quantity> shared_ports_exponent;
   bool operator==(const Compute&) const = default;
 };
 

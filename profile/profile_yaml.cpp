@@ -263,7 +263,8 @@ Provenance read_provenance(const Reader& r, const YAML::Node& node) {
 }
 
 Compute read_compute(const Reader& r, const YAML::Node& node) {
-  r.map(node, "compute", {"peak_flops_per_core", "peak_flops_per_node", "kernels"});
+  r.map(node, "compute",
+        {"peak_flops_per_core", "peak_flops_per_node", "kernels", "shared_ports_exponent"});
   Compute c;
   if (node["peak_flops_per_core"]) {
     c.peak_flops_per_core =
@@ -277,6 +278,16 @@ Compute read_compute(const Reader& r, const YAML::Node& node) {
     c.kernels = r.named<Quantity>(
         node["kernels"], "compute.kernels",
         [&](const YAML::Node& n, const std::string& path) { return r.quantity(n, path, {"s"}); });
+  }
+  if (node["shared_ports_exponent"]) {
+    c.shared_ports_exponent =
+        r.quantity(node["shared_ports_exponent"], "compute.shared_ports_exponent", {"1"});
+    if (c.shared_ports_exponent->value < 1) {
+      r.fail(node["shared_ports_exponent"]["value"], "compute.shared_ports_exponent.value",
+             fmt::format("{} is below 1; an overlap exponent lies between 1 (no overlap) and "
+                         "infinity (the max)",
+                         c.shared_ports_exponent->value));
+    }
   }
   return c;
 }
@@ -967,7 +978,8 @@ std::string to_yaml(const Profile& p) {
   out << YAML::EndMap;
 
   const Compute& c = p.compute;
-  if (c.peak_flops_per_core || c.peak_flops_per_node || !c.kernels.empty()) {
+  if (c.peak_flops_per_core || c.peak_flops_per_node || !c.kernels.empty() ||
+      c.shared_ports_exponent) {
     out << YAML::Key << "compute" << YAML::Value << YAML::BeginMap;
     if (c.peak_flops_per_core) {
       out << YAML::Key << "peak_flops_per_core" << YAML::Value;
@@ -980,6 +992,10 @@ std::string to_yaml(const Profile& p) {
     if (!c.kernels.empty()) {
       out << YAML::Key << "kernels" << YAML::Value;
       emit_named(out, c.kernels, emit_quantity);
+    }
+    if (c.shared_ports_exponent) {
+      out << YAML::Key << "shared_ports_exponent" << YAML::Value;
+      emit_quantity(out, *c.shared_ports_exponent);
     }
     out << YAML::EndMap;
   }

@@ -120,11 +120,15 @@ std::string format_profile(const Profile& p) {
   if (p.machine.clock) line(out, "clock", *p.machine.clock);
 
   const Compute& c = p.compute;
-  if (c.peak_flops_per_core || c.peak_flops_per_node || !c.kernels.empty()) {
+  if (c.peak_flops_per_core || c.peak_flops_per_node || !c.kernels.empty() ||
+      c.shared_ports_exponent) {
     out += "\nCompute\n";
     if (c.peak_flops_per_core) line(out, "peak per core", *c.peak_flops_per_core);
     if (c.peak_flops_per_node) line(out, "peak per node", *c.peak_flops_per_node);
     for (const auto& [name, q] : c.kernels) line(out, "kernel " + name, q);
+    if (c.shared_ports_exponent) {
+      line(out, "shared L1 ports exponent", *c.shared_ports_exponent);
+    }
   }
 
   if (!p.memory.empty()) {
@@ -328,6 +332,8 @@ std::string compare_profiles(const Profile& a, const Profile& b) {
   for (const std::string& k : keys(a.compute.kernels, b.compute.kernels)) {
     row("kernel " + k, in(a.compute.kernels, k), in(b.compute.kernels, k));
   }
+  row("shared L1 ports exponent", opt(a.compute.shared_ports_exponent),
+      opt(b.compute.shared_ports_exponent));
   // Memory levels by position from the core outwards and DRAM by name: an L2 of one machine and
   // an L2 of another are the same kind of thing.
   const auto level = [](const Profile& p, const std::string& name) -> const MemoryLevel* {

@@ -77,6 +77,24 @@ TEST(RunRecords, AMissingKeyIsAnErrorNamingFileBenchmarkAndKey) {
   }
 }
 
+TEST(RunRecords, ASharedPortsRecordNeedsItsRatios) {
+  const nlohmann::json params = {{param::suite, "compute"},
+                                 {param::part, "shared_ports"},
+                                 {param::kernel, "shared_ports"},
+                                 {param::width_doubles, 32}};
+  // The headline is there, the ratios the fit needs are not.
+  try {
+    read_run_records({one_benchmark("compute", "compute.shared_ports/width:32", params,
+                                    "seconds_per_operation", 4e-9)});
+    FAIL() << "a shared-ports record without its ratios was read";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("compute-part.json"), std::string::npos) << message;
+    EXPECT_NE(message.find("compute.shared_ports/width:32"), std::string::npos) << message;
+    EXPECT_NE(message.find("no counter chain_over_stream"), std::string::npos) << message;
+  }
+}
+
 TEST(RunRecords, AKeyOfTheWrongTypeIsAnError) {
   nlohmann::json params = access_params();
   params[param::threads] = "2";

@@ -16,6 +16,7 @@
 #include "fit/contention_fit.hpp"
 #include "fit/profile_builder.hpp"
 #include "model/model_forms.hpp"
+#include "model/overlap.hpp"
 
 namespace sonde::fit {
 namespace {
@@ -433,6 +434,72 @@ TEST(ProfileBuilder, TheClockIsTheReadingsMedianWithTheirRange) {
   EXPECT_DOUBLE_EQ(p.machine.clock->interval->high, 3.8e9);
   EXPECT_NE(p.machine.clock->note.find("median of 6 readings"), std::string::npos)
       << p.machine.clock->note;
+}
+
+// The shared-ports kernel's ratios, made with p = 3 (C = 1, M = 1 / (chain over stream)): the
+// profile's exponent recovers it, fitted, with the leave-one-out range and the widths as sources;
+// with two widths there is nothing to fit and the profile says so.
+TEST(ProfileBuilder, TheSharedPortsExponentIsFittedToTheKernelsRatios) {
+  const auto run = [](const std::string& name, const std::vector<double>& m_over_c) {
+    nlohmann::json benchmarks = nlohmann::json::array();
+    for (std::size_t i = 0; i < m_over_c.size(); ++i) {
+      const unsigned width = 16 * static_cast<unsigned>(i + 1);
+      const double chain_over_stream = 1 / m_over_c[i];
+      const double both_over_stream = model::overlap_p_norm(chain_over_stream, 1.0, 3.0);
+      const std::string run_name =
+          fmt::format("compute.shared_ports/width:{}/repeats:5/manual_time", width);
+      benchmarks.push_back({{"name", run_name + "_median"},
+                            {"run_name", run_name},
+                            {"run_type", "aggregate"},
+                            {"aggregate_name", "median"},
+                            {"iterations", 5},
+                            {"real_time", 4.0},
+                            {"cpu_time", 4.0},
+                            {"time_unit", "ns"},
+                            {"seconds_per_operation", 4e-9},
+                            {"chain_over_stream", chain_over_stream},
+                            {"both_over_stream", both_over_stream},
+                            {"params",
+                             {{"suite", "compute"},
+                              {"part", "shared_ports"},
+                              {"kernel", "shared_ports"},
+                              {"width_doubles", width}}}});
+    }
+    const nlohmann::json document = {
+        {"context", {{"sonde", {{"suite", "compute"}, {"host", "h"}}}}},
+        {"benchmarks", benchmarks}};
+    const auto folder = std::filesystem::temp_directory_path() / name;
+    std::filesystem::create_directories(folder);
+    write_file_atomically(folder / "compute-shared_ports.json", document.dump(1));
+    return folder;
+  };
+  const auto folder = run("sonde-fit-shared-ports", {0.5, 0.8, 1.0, 1.3, 2.0, 4.0});
+  const profile::Profile p =
+      build_profile(read_run_records(read_result_folder(folder)), "m", folder);
+  ASSERT_TRUE(p.compute.shared_ports_exponent);
+  const profile::Quantity& exponent = *p.compute.shared_ports_exponent;
+  EXPECT_NEAR(exponent.value, 3.0, 1e-5);
+  EXPECT_EQ(exponent.unit, "1");
+  EXPECT_EQ(exponent.origin, profile::Origin::fitted);
+  ASSERT_TRUE(exponent.interval);
+  EXPECT_NEAR(exponent.interval->low, 3.0, 1e-5);
+  EXPECT_NEAR(exponent.interval->high, 3.0, 1e-5);
+  ASSERT_TRUE(exponent.quality);
+  EXPECT_EQ(exponent.quality->points, 6u);
+  EXPECT_EQ(exponent.sources.size(), 6u);
+  EXPECT_NE(exponent.note.find("6 widths, M 0.5 to 4 times C"), std::string::npos) << exponent.note;
+  std::filesystem::remove_all(folder);
+
+  const auto two = run("sonde-fit-shared-ports-two", {0.5, 2.0});
+  const profile::Profile q = build_profile(read_run_records(read_result_folder(two)), "m", two);
+  EXPECT_FALSE(q.compute.shared_ports_exponent);
+  bool noted = false;
+  for (const std::string& line : q.not_fitted) {
+    noted = noted || (line.find("compute.shared_ports_exponent:") == 0 &&
+                      line.find("2 points to fit an overlap exponent to") != std::string::npos);
+  }
+  EXPECT_TRUE(noted) << fmt::format("{}", fmt::join(q.not_fitted, "\n"));
+  std::filesystem::remove_all(two);
 }
 
 // The MPI suite on a two-core machine measures every collective at n = 2 only: no form in n, but

@@ -3,11 +3,15 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <numeric>
+#include <vector>
 
 #include "core/result_format.hpp"
 #include "microbench/compute/compute_kernels.hpp"
+#include "microbench/compute/shared_ports.hpp"
 #include "microbench/hardware_counters.hpp"
 #include "microbench/thread_team.hpp"
 
@@ -23,10 +27,16 @@ constexpr std::uint64_t kPeakIterationsPerCall = 200000;
 constexpr std::uint64_t kStepsPerIteration = 10000;
 constexpr const char* kRegisterOnly =
     "a register-only kernel: it has no access pattern over memory to derive counts from";
+constexpr const char* kChainBesideL1 =
+    "a chain through one slot beside a triad in L1: no access pattern over the memory levels to "
+    "derive counts from";
 
 }  // namespace
 
-std::vector<std::string> compute_part_names() { return {"peak", "kernels"}; }
+std::vector<std::string> compute_part_names() {
+  return {result_format::part::peak, result_format::part::kernels,
+          result_format::part::shared_ports};
+}
 
 ComputeSuitePlan plan_compute_suite(const CommonOptions& options, const Topology& topology,
                                     const Sizing& sizing) {
@@ -129,6 +139,81 @@ void register_compute_suite(const ComputeSuitePlan& plan, const Topology& topolo
                            plan.repetitions, plan.min_time_seconds)
             ->UseRealTime();
       }
+    }
+  }
+  if (selected(result_format::part::shared_ports)) {
+    // Each iteration runs the chain alone, the triad alone and the two together back to back, and
+    // each is set against the triad alone of the same iteration: the L1's state on these guests
+    // moves by up to twice from one second to the next, more than the effect measured (at most
+    // 2^(1/p) where the parts are equal), and neighbours a fraction of a millisecond apart meet the
+    // same state. The time of an iteration is that of the two together.
+    for (const unsigned width : kSharedPortsWidths) {
+      const std::string name = fmt::format("compute.shared_ports/width:{}", width);
+      auto run = [width, clock](benchmark::State& state) {
+        SharedPortsArrays arrays;
+        for (unsigned j = 0; j < kSharedPortsArrayDoubles; ++j) {
+          arrays.b()[j] = 1.0 + j;
+          arrays.c()[j] = 2.0 * j;
+        }
+        using Clock = std::chrono::steady_clock;
+        std::vector<double> chain, stream, both;
+        double result = 0;
+        for (auto _ : state) {
+          const auto t0 = Clock::now();
+          result += run_shared_ports(SharedPortsRole::chain, width, kStepsPerIteration, arrays);
+          const auto t1 = Clock::now();
+          result += run_shared_ports(SharedPortsRole::stream, width, kStepsPerIteration, arrays);
+          const auto t2 = Clock::now();
+          result += run_shared_ports(SharedPortsRole::both, width, kStepsPerIteration, arrays);
+          const auto t3 = Clock::now();
+          benchmark::DoNotOptimize(result);
+          chain.push_back(std::chrono::duration<double>(t1 - t0).count());
+          stream.push_back(std::chrono::duration<double>(t2 - t1).count());
+          both.push_back(std::chrono::duration<double>(t3 - t2).count());
+          state.SetIterationTime(both.back());
+        }
+        if (!std::isfinite(result) || stream.empty()) {
+          state.SkipWithError("the kernel computed a wrong result");
+          return;
+        }
+        std::vector<double> chain_ratio, both_ratio;
+        for (std::size_t i = 0; i < stream.size(); ++i) {
+          chain_ratio.push_back(chain[i] / stream[i]);
+          both_ratio.push_back(both[i] / stream[i]);
+        }
+        const auto median = [](std::vector<double> v) {
+          std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2),
+                           v.end());
+          return v[v.size() / 2];
+        };
+        const double steps = static_cast<double>(kStepsPerIteration);
+        add_time_per(state, clock, "operation", steps);
+        state.counters[result_format::counter::chain_over_stream] = median(chain_ratio);
+        state.counters[result_format::counter::both_over_stream] = median(both_ratio);
+        state.counters["chain_seconds_per_step"] = median(chain) / steps;
+        state.counters["stream_seconds_per_step"] = median(stream) / steps;
+      };
+      register_benchmark(
+          registry, name, run,
+          {{param::suite, "compute"},
+           {param::part, result_format::part::shared_ports},
+           {param::kernel, "shared_ports"},
+           {param::width_doubles, width},
+           {"step",
+            fmt::format("y[j] = y[j] + s * b[j] + t * c[j] over {} doubles in L1 ({} B loaded, {} "
+                        "B stored), b and c walking; both: y staying put for rows of {} steps (a "
+                        "chain through memory per vector); stream: y walking (no chain); chain: as "
+                        "both, {} doubles wide",
+                        width, 24 * width, 8 * width, kSharedPortsRowSteps,
+                        kSharedPortsChainDoubles)},
+           {"time",
+            "both; the counters chain_over_stream and both_over_stream: medians over the "
+            "iterations of each part's time over the stream's of the same iteration"},
+           {param::threads, 1},
+           {"cores", {0}},
+           {"counts", count_sources(std::nullopt, kChainBesideL1)}},
+          plan.repetitions, plan.min_time_seconds)
+          ->UseManualTime();
     }
   }
 }

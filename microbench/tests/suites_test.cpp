@@ -2,14 +2,17 @@
 // parts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "characterize/characterize.hpp"
 #include "core/error.hpp"
 #include "microbench/compute/compute_kernels.hpp"
 #include "microbench/compute/compute_suite.hpp"
+#include "microbench/compute/shared_ports.hpp"
 #include "microbench/contention/contention_suite.hpp"
 #include "microbench/overhead/overhead_suite.hpp"
 
@@ -83,6 +86,47 @@ TEST(KernelLibrary, NewChainsComputeWhatTheySay) {
   double start = 0;
   for (unsigned k = 0; k < kThroughputChains; ++k) start += 0.5 + 0.01 * k;
   EXPECT_DOUBLE_EQ(run_throughput_chains(Operation::store_load, 1000), start);
+}
+
+TEST(SharedPorts, EachRoleUpdatesTheRowsItSays) {
+  // y[j] += 1e-3 b[j] + 2e-3 c[j], b[j] = 1 + j, c[j] = 2 j, b and c walking by the width (0, 16,
+  // ..., back to 0 where the next segment would not fit), y by the width each row of
+  // kSharedPortsRowSteps steps (each step for the stream). The same loop written plainly, scalar,
+  // is the reference; 100 steps make rows.
+  constexpr std::uint64_t steps = 100;
+  for (const SharedPortsRole role :
+       {SharedPortsRole::chain, SharedPortsRole::stream, SharedPortsRole::both}) {
+    for (const unsigned width : {16u, 24u}) {
+      SharedPortsArrays arrays;
+      for (unsigned j = 0; j < kSharedPortsArrayDoubles; ++j) {
+        arrays.b()[j] = 1.0 + j;
+        arrays.c()[j] = 2.0 * j;
+      }
+      std::vector<double> y(kSharedPortsArrayDoubles, 0.0);
+      const unsigned wide = role == SharedPortsRole::chain ? kSharedPortsChainDoubles : width;
+      unsigned at = 0, row = 0;
+      for (std::uint64_t i = 0; i < steps; ++i) {
+        const unsigned segment = role == SharedPortsRole::stream ? at : row;
+        for (unsigned j = 0; j < wide; ++j) {
+          y[segment + j] = y[segment + j] + 1e-3 * (1.0 + at + j) + 2e-3 * (2.0 * (at + j));
+        }
+        at = at + 2 * wide > kSharedPortsArrayDoubles ? 0 : at + wide;
+        if ((i + 1) % kSharedPortsRowSteps == 0) {
+          row = row + 2 * wide > kSharedPortsArrayDoubles ? 0 : row + wide;
+        }
+      }
+      EXPECT_DOUBLE_EQ(run_shared_ports(role, width, steps, arrays), y[0]);
+      for (unsigned j = 0; j < kSharedPortsArrayDoubles; ++j) {
+        ASSERT_DOUBLE_EQ(arrays.y()[j], y[j]) << to_string(role) << " " << width << " " << j;
+      }
+      // Nothing written past y's own doubles (the stagger before b stays zero), b and c untouched.
+      for (unsigned j = kSharedPortsArrayDoubles; j < SharedPortsArrays::kStrideDoubles; ++j) {
+        ASSERT_EQ(arrays.storage[j], 0.0) << j;
+      }
+      EXPECT_EQ(arrays.b()[7], 8.0);
+      EXPECT_EQ(arrays.c()[7], 14.0);
+    }
+  }
 }
 
 TEST(KernelLibrary, BranchesOnRandomBitsAreTakenHalfTheTime) {
@@ -209,7 +253,7 @@ TEST(PlanSuites, PartsPickTheirSuites) {
   selection.suites = {"compute"};
   ASSERT_EQ(plan_suites(selection, topology, roomy()).size(), 1u);
   EXPECT_EQ(plan_suites(selection, topology, roomy())[0].parts,
-            (std::vector<std::string>{"peak", "kernels"}));
+            (std::vector<std::string>{"peak", "kernels", "shared_ports"}));
 }
 
 TEST(PlanSuites, AskedCollectiveSizesGoToTheMpiSuiteAlone) {

@@ -294,11 +294,27 @@ TEST(CostModel, AChainThroughMemorySharesTheL1PortsWithTheLoadsAndStores) {
   EXPECT_NEAR(equal.total, 1e-3 * std::pow(2.0, 0.4), 1e-12);
   EXPECT_EQ(equal.costs[0].bound,
             "store_load latency (a dependent chain) with L1d loads and stores, sharing the L1 "
-            "ports");
+            "ports (p = 2.5, no shared-ports kernel in the profile: fitted on the Zen 5 guest's "
+            "multiply)");
   EXPECT_NEAR(at("chain.store_load", "5e5").total, 1.0672782e-3, 1e-9);
   EXPECT_NEAR(at("chain.store_load", "1e7").total, 10.012637e-3, 1e-8);
   const Point adds = at("chain.add", "1e6");
   EXPECT_NEAR(adds.total, 1e-3, 1e-12);
+
+  // The profile's own exponent, fitted to its shared-ports kernel: p = 2 [1.5 .. 3]. The equal
+  // parts take 2^(1/2) ms = 1.4142 ms, between 2^(1/3) = 1.2599 (p = 3) and 2^(1/1.5) = 1.5874
+  // (p = 1.5).
+  profile::Quantity p = q(2.0, "1");
+  p.origin = profile::Origin::fitted;
+  p.interval = profile::Interval{1.5, 3.0, 1.0};
+  node.compute.shared_ports_exponent = p;
+  const Point own = at("chain.store_load", "1e6");
+  EXPECT_NEAR(own.total, 1e-3 * std::sqrt(2.0), 1e-12);
+  EXPECT_NEAR(own.total_range->low, 1e-3 * std::cbrt(2.0), 1e-12);
+  EXPECT_NEAR(own.total_range->high, 1e-3 * std::pow(2.0, 1 / 1.5), 1e-12);
+  EXPECT_EQ(own.costs[0].bound,
+            "store_load latency (a dependent chain) with L1d loads and stores, sharing the L1 "
+            "ports (p = 2, the profile's shared-ports kernel)");
 }
 
 TEST(CostModel, RandomAccessesWaitForTheirLevelsLatency) {

@@ -46,6 +46,8 @@ Profile full_profile() {
   peak.note = "note: with a colon, and \"quotes\"";
   p.compute.peak_flops_per_core = peak;
   p.compute.kernels["divide"] = q(1.234567890123e-9, "s");
+  p.compute.shared_ports_exponent = q(3.9, "1", Origin::fitted);
+  p.compute.shared_ports_exponent->interval = Interval{3.7, 4.1, 1.0};
   MemoryLevel l1;
   l1.name = "L1d";
   l1.capacity_bytes = 49152;
@@ -678,6 +680,14 @@ TEST_F(Malformed, InconsistentValues) {
   expect_rejected(
       replaced(good, "  counts: derived\n", ""),
       "contention.counts: missing: the F weights must say where their counts came from");
+}
+
+TEST_F(Malformed, SharedPortsExponent) {
+  const std::string at = "shared_ports_exponent:\n    value: 3.9\n    unit: 1";
+  expect_rejected(replaced(good, at, "shared_ports_exponent:\n    value: 0.5\n    unit: 1"),
+                  "compute.shared_ports_exponent.value: 0.5 is below 1");
+  expect_rejected(replaced(good, at, "shared_ports_exponent:\n    value: 3.9\n    unit: s"),
+                  "compute.shared_ports_exponent.unit: unit 's' does not fit here; expected 1");
 }
 
 TEST_F(Malformed, ErrorsCarryTheLine) {
