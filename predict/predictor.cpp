@@ -49,16 +49,18 @@ constexpr double kUnrestricted = 1099511627776.0;  // 2^40
 // The kernel whose chains go through memory: a value stored and loaded back by the next step.
 constexpr std::string_view kStoreLoadKernel = "store_load";
 
-// A chain through memory beside the loads and stores of its own loop: the two share the L1 ports,
-// so neither hides wholly behind the other, and where they are close the loop takes longer than
-// the larger (the blocked multiply ran 1.1 to 1.5 times it where its chain was 0.9 to 1.3 times
-// its L1 time). Their p-norm, (a^p + b^p)^(1/p), tends to the larger where one dominates and
-// exceeds it by at most 2^(1/p) where they are equal. The profile's p is fitted to the
-// shared-ports kernel on its machine (compute.shared_ports_exponent). A profile made before that
-// kernel existed has none; it is priced with p = 2.5, the exponent that gave the least mean E and
-// no bias over the 56 block-side points with BS >= 24 timed on four profiles of the Zen 5 guest
-// (2026-12-06, examples/corpus/records/matmul-block-side-1205/): mean E 1.107 against the max's
-// 1.177. The bound says which.
+// A chain through memory beside the loads and stores of its own loop (the rule's name says "sharing
+// the L1 ports"): neither hides wholly behind the other, and where they are close the loop takes
+// longer than the larger (the blocked multiply ran 1.1 to 1.5 times it where its chain was 0.9 to
+// 1.3 times its L1 time). The shared-ports kernel puts the shortfall where chains begin and end:
+// chains that never end overlapped fully (docs/methods.md, the kernel library).
+// The p-norm (a^p + b^p)^(1/p) tends to the larger where one dominates and exceeds it by at most
+// 2^(1/p) where they are equal. The profile's p is fitted to the shared-ports kernel on its
+// machine (compute.shared_ports_exponent). A profile made before that kernel existed has none; it
+// is priced with p = 2.5, the exponent that gave the least mean E and no bias over the 56
+// block-side points with BS >= 24 timed on four profiles of the Zen 5 guest (2026-12-06,
+// examples/corpus/records/matmul-block-side-1205/): mean E 1.107 against the max's 1.177. The
+// bound says which.
 constexpr double kPortsSharedExponentWithoutKernel = 2.5;
 
 // Fahringer and Pozgaj (2000): a loop's iterations dealt over p processors. N = q p + r: BLOCK
@@ -900,9 +902,9 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n,
   }
 
   const bool memory_bound_wins = memory.value > compute.value;
-  // A chain through memory takes its round trips through the same L1 ports as the component's
-  // loads and stores: neither hides the other wholly, and where the two are close the loop takes
-  // longer than either (docs/methods.md, Compute). Otherwise the larger bounds it.
+  // A chain through memory and the component's loads and stores: neither hides the other wholly,
+  // and where the two are close the loop takes longer than either (docs/methods.md, Compute).
+  // Otherwise the larger bounds it.
   const bool shares_ports = chain_through_memory && memory.value > 0;
   const std::optional<profile::Quantity>& measured_p = target_.compute.shared_ports_exponent;
   const Span p = measured_p
