@@ -248,19 +248,19 @@ void add_shared_ports_exponent(const RunRecords& run, profile::Profile& p) {
   if (run.shared_ports.empty()) return;
   std::vector<model::OverlapPoint> points;
   std::vector<std::string> sources;
-  double least = 0, most = 0;
   for (const SharedPortsRecord& row : run.shared_ports) {
     // M = 1: C and the two together in units of the triad alone.
     points.push_back({row.chain_over_stream, 1.0, row.both_over_stream,
                       fmt::format("width {} doubles", row.width_doubles)});
     sources.push_back(row.name);
-    const double m_over_c = row.chain_over_stream > 0 ? 1 / row.chain_over_stream : 0;
-    least = points.size() == 1 ? m_over_c : std::min(least, m_over_c);
-    most = std::max(most, m_over_c);
   }
   try {
     const model::OverlapFit fit = model::fit_overlap_exponent(
         points, run.shared_ports.front().file + " (compute.shared_ports)");
+    // M over C at the widest and narrowest ratio (the fit has refused a C at or below zero).
+    const auto [widest, narrowest] = std::minmax_element(
+        points.begin(), points.end(), [](const auto& x, const auto& y) { return x.a < y.a; });
+    const double least = 1 / narrowest->a, most = 1 / widest->a;
     Quantity q;
     q.value = fit.exponent;
     q.unit = "1";

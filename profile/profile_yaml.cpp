@@ -282,11 +282,19 @@ Compute read_compute(const Reader& r, const YAML::Node& node) {
   if (node["shared_ports_exponent"]) {
     c.shared_ports_exponent =
         r.quantity(node["shared_ports_exponent"], "compute.shared_ports_exponent", {"1"});
-    if (c.shared_ports_exponent->value < 1) {
+    // An overlap exponent lies between 1 (no overlap) and infinity (the max), its range too.
+    const Quantity& p = *c.shared_ports_exponent;
+    if (p.value < 1) {
       r.fail(node["shared_ports_exponent"]["value"], "compute.shared_ports_exponent.value",
              fmt::format("{} is below 1; an overlap exponent lies between 1 (no overlap) and "
                          "infinity (the max)",
-                         c.shared_ports_exponent->value));
+                         p.value));
+    }
+    if (p.interval && p.interval->low < 1) {
+      r.fail(node["shared_ports_exponent"]["interval"], "compute.shared_ports_exponent.interval",
+             fmt::format("low {} is below 1; an overlap exponent lies between 1 (no overlap) and "
+                         "infinity (the max)",
+                         p.interval->low));
     }
   }
   return c;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/result_format.hpp"
+#include "core/statistics.hpp"
 #include "microbench/compute/compute_kernels.hpp"
 #include "microbench/compute/shared_ports.hpp"
 #include "microbench/hardware_counters.hpp"
@@ -181,11 +182,6 @@ void register_compute_suite(const ComputeSuitePlan& plan, const Topology& topolo
           chain_ratio.push_back(chain[i] / stream[i]);
           both_ratio.push_back(both[i] / stream[i]);
         }
-        const auto median = [](std::vector<double> v) {
-          std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2),
-                           v.end());
-          return v[v.size() / 2];
-        };
         const double steps = static_cast<double>(kStepsPerIteration);
         add_time_per(state, clock, "operation", steps);
         state.counters[result_format::counter::chain_over_stream] = median(chain_ratio);

@@ -688,6 +688,9 @@ TEST_F(Malformed, SharedPortsExponent) {
                   "compute.shared_ports_exponent.value: 0.5 is below 1");
   expect_rejected(replaced(good, at, "shared_ports_exponent:\n    value: 3.9\n    unit: s"),
                   "compute.shared_ports_exponent.unit: unit 's' does not fit here; expected 1");
+  expect_rejected(replaced(good, "interval: {low: 3.7, high: 4.1, level: 1}",
+                           "interval: {low: 0.5, high: 4.1, level: 1}"),
+                  "compute.shared_ports_exponent.interval: low 0.5 is below 1");
 }
 
 TEST_F(Malformed, ErrorsCarryTheLine) {
