@@ -14,7 +14,8 @@
 # need a profile that measured the misaligned kernels; v10 and v11: the transpose's line gather;
 # v12: heat's sweep at the stencil kernel, which needs a profile that has it; v13: heat's sweep at
 # that kernel with its own loads and stores beyond the kernel's; v14: the multiply's rows' chain
-# through memory, which needs a profile with the store_load kernel).
+# through memory, which needs a profile with the store_load kernel; v15: the 2-D stencil's sweep at
+# the stencil kernel, as heat's since v13).
 # The programs run on this machine; PROFILE may be another machine's (a prediction across machines).
 # SONDE_CHECK_RANKS sets the rank counts (default 1,2; e.g. 1,2,4,8,16 on a 16-core node), and
 # SONDE_MPIEXEC the launcher `sonde check` puts before -n <n> (default mpiexec), and
