@@ -97,8 +97,20 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
 
 void ensure_writable_folder(const std::filesystem::path& folder) {
   create_folders(folder);
-  const std::filesystem::path probe = folder / ".sonde-write-probe";
-  TemporaryFile temporary(probe);
+  // An unnamed file (O_TMPFILE): nothing to remove, so a signal that ends the process here leaves
+  // nothing behind (a named probe did, when an interrupt landed between its creation and removal).
+  // File systems without unnamed files are asked by access(2), which sees a read-only mount too.
+  const int fd = ::open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    ::close(fd);
+    return;
+  }
+  if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
+    throw io_error(folder.string(), "cannot create a file in the folder: " + system_reason());
+  }
+  if (::access(folder.c_str(), W_OK | X_OK) != 0) {
+    throw io_error(folder.string(), "cannot create a file in the folder: " + system_reason());
+  }
 }
 
 std::string read_file(const std::filesystem::path& path) {
