@@ -105,12 +105,9 @@ void ensure_writable_folder(const std::filesystem::path& folder) {
     ::close(fd);
     return;
   }
-  if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
-    throw io_error(folder.string(), "cannot create a file in the folder: " + system_reason());
-  }
-  if (::access(folder.c_str(), W_OK | X_OK) != 0) {
-    throw io_error(folder.string(), "cannot create a file in the folder: " + system_reason());
-  }
+  const bool no_unnamed_files = errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL;
+  if (no_unnamed_files && ::access(folder.c_str(), W_OK | X_OK) == 0) return;
+  throw io_error(folder.string(), "cannot create a file in the folder: " + system_reason());
 }
 
 std::string read_file(const std::filesystem::path& path) {

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <string_view>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -283,18 +284,16 @@ Compute read_compute(const Reader& r, const YAML::Node& node) {
     c.shared_ports_exponent =
         r.quantity(node["shared_ports_exponent"], "compute.shared_ports_exponent", {"1"});
     // An overlap exponent lies between 1 (no overlap) and infinity (the max), its range too.
+    constexpr std::string_view kExponentRange =
+        "an overlap exponent lies between 1 (no overlap) and infinity (the max)";
     const Quantity& p = *c.shared_ports_exponent;
     if (p.value < 1) {
       r.fail(node["shared_ports_exponent"]["value"], "compute.shared_ports_exponent.value",
-             fmt::format("{} is below 1; an overlap exponent lies between 1 (no overlap) and "
-                         "infinity (the max)",
-                         p.value));
+             fmt::format("{} is below 1; {}", p.value, kExponentRange));
     }
     if (p.interval && p.interval->low < 1) {
       r.fail(node["shared_ports_exponent"]["interval"], "compute.shared_ports_exponent.interval",
-             fmt::format("low {} is below 1; an overlap exponent lies between 1 (no overlap) and "
-                         "infinity (the max)",
-                         p.interval->low));
+             fmt::format("low {} is below 1; {}", p.interval->low, kExponentRange));
     }
   }
   return c;
