@@ -146,8 +146,7 @@ void register_pingpong(const MpiSuitePlan& plan, const std::string& name, int a,
   auto run = [a, b, bytes, batch, part](benchmark::State& state) {
     const int rank = world_rank();
     // Only the pair holds the message: the other ranks may be thousands, simulated in one process.
-    std::vector<unsigned char> buffer(rank == a || rank == b ? std::max<std::uint64_t>(bytes, 1)
-                                                             : 1);
+    MessageBuffer buffer(rank == a || rank == b ? std::max<std::uint64_t>(bytes, 1) : 1);
     // Rank a sends its pattern; b starts from another, so that b holding a's pattern afterwards
     // (and a getting it back) shows the messages arrived whole.
     for (std::uint64_t i = 0; i < buffer.size(); ++i)
@@ -205,7 +204,7 @@ void register_stream(const MpiSuitePlan& plan, int a, int b, std::uint64_t bytes
     const int peer = rank == a ? b : a;
     const bool involved = rank == a || rank == b;
     const std::size_t slot = std::max<std::uint64_t>(bytes, 1);
-    std::vector<unsigned char> out(involved ? slot * window : 0), in(involved ? slot * window : 0);
+    MessageBuffer out(involved ? slot * window : 0), in(involved ? slot * window : 0);
     if (involved) fill_stream_window(out, bytes, window, rank);
     const int count = static_cast<int>(bytes);
     std::vector<MPI_Request> requests(2 * window);
@@ -278,16 +277,15 @@ unsigned char stream_byte(std::uint64_t i, unsigned j, int sender) {
 
 }  // namespace
 
-void fill_stream_window(std::vector<unsigned char>& buffer, std::uint64_t bytes, unsigned window,
-                        int sender) {
+void fill_stream_window(MessageBuffer& buffer, std::uint64_t bytes, unsigned window, int sender) {
   const std::size_t slot = std::max<std::uint64_t>(bytes, 1);
   buffer.resize(slot * window);
   for (unsigned j = 0; j < window; ++j)
     for (std::size_t i = 0; i < slot; ++i) buffer[j * slot + i] = stream_byte(i, j, sender);
 }
 
-int first_wrong_stream_message(const std::vector<unsigned char>& buffer, std::uint64_t bytes,
-                               unsigned window, int sender) {
+int first_wrong_stream_message(const MessageBuffer& buffer, std::uint64_t bytes, unsigned window,
+                               int sender) {
   const std::size_t slot = std::max<std::uint64_t>(bytes, 1);
   for (unsigned j = 0; j < window; ++j) {
     if (buffer.size() < (j + 1) * slot) return static_cast<int>(j);
@@ -303,8 +301,8 @@ namespace {
 // The collectives, each as it runs on `comm` (k ranks) with m bytes per rank (per pair for
 // alltoall), and how its result is checked.
 struct CollectiveBuffers {
-  std::vector<unsigned char> send, receive;
-  std::vector<double> values, sums;
+  MessageBuffer send, receive;
+  PageAlignedVector<double> values, sums;
 };
 
 void run_collective(const std::string& op, MPI_Comm comm, int k, int me, std::uint64_t m,

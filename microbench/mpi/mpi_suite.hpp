@@ -18,6 +18,7 @@
 
 #include "microbench/bench_output.hpp"
 #include "microbench/mpi/mpi_plan.hpp"
+#include "microbench/page_buffer.hpp"
 #include "microbench/suite_options.hpp"
 #include "microbench/topology.hpp"
 
@@ -36,6 +37,10 @@ std::string pair_class(const RankPlace& a, const RankPlace& b);
 // Every rank's host and placement, gathered with MPI_Allgather.
 std::vector<RankPlace> gather_places(const Topology& topology, MPI_Comm world);
 
+// A message buffer: page-aligned, so that the copies between two of them meet no offset of
+// their own (page_buffer.hpp says why).
+using MessageBuffer = PageAlignedVector<unsigned char>;
+
 // Registers the planned benchmarks; collective: every rank must call it, in the same order.
 void register_mpi_suite(const MpiSuitePlan& plan, const std::vector<RankPlace>& places,
                         ParamRegistry& registry);
@@ -43,12 +48,11 @@ void register_mpi_suite(const MpiSuitePlan& plan, const std::vector<RankPlace>& 
 // The streaming benchmark's window: `window` messages of `bytes` bytes, message j at j * slot
 // (slot = max(bytes, 1)), each with a pattern of its own (of the sender and of j, its place in the
 // window). Filled by the sender before timing; checked by the receiver after it, every message.
-void fill_stream_window(std::vector<unsigned char>& buffer, std::uint64_t bytes, unsigned window,
-                        int sender);
+void fill_stream_window(MessageBuffer& buffer, std::uint64_t bytes, unsigned window, int sender);
 // The index of the first message of a received window that is not the one `sender` filled, or -1
 // when every message arrived whole and in its place.
-int first_wrong_stream_message(const std::vector<unsigned char>& buffer, std::uint64_t bytes,
-                               unsigned window, int sender);
+int first_wrong_stream_message(const MessageBuffer& buffer, std::uint64_t bytes, unsigned window,
+                               int sender);
 
 // The MPI library and version, the hosts with their ranks, and ranks per node.
 nlohmann::json mpi_context(const std::vector<RankPlace>& places);

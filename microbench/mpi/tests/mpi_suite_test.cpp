@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <vector>
 
 #include "core/error.hpp"
 #include "microbench/cache_flush.hpp"
@@ -157,32 +159,51 @@ TEST(MpiPairs, ClassesFollowHostSocketAndNumaNode) {
 TEST(MpiStreamCheck, EveryMessageOfTheWindowIsChecked) {
   const unsigned window = 8;
   for (const std::uint64_t bytes : {100ull, 1ull}) {
-    std::vector<unsigned char> sent;
+    MessageBuffer sent;
     fill_stream_window(sent, bytes, window, 1);
     ASSERT_EQ(sent.size(), bytes * window);
     EXPECT_EQ(first_wrong_stream_message(sent, bytes, window, 1), -1) << bytes;
     // Another sender's window is not this one's.
-    std::vector<unsigned char> other;
+    MessageBuffer other;
     fill_stream_window(other, bytes, window, 0);
     EXPECT_EQ(first_wrong_stream_message(other, bytes, window, 1), 0) << bytes;
     // One byte wrong in the middle of message 4.
-    std::vector<unsigned char> corrupted = sent;
+    MessageBuffer corrupted = sent;
     corrupted[4 * bytes + bytes / 2] ^= 0x5a;
     EXPECT_EQ(first_wrong_stream_message(corrupted, bytes, window, 1), 4) << bytes;
     // Messages 2 and 3 swapped: each whole, neither in its place.
-    std::vector<unsigned char> swapped = sent;
+    MessageBuffer swapped = sent;
     std::swap_ranges(swapped.begin() + 2 * bytes, swapped.begin() + 3 * bytes,
                      swapped.begin() + 3 * bytes);
     EXPECT_EQ(first_wrong_stream_message(swapped, bytes, window, 1), 2) << bytes;
     // The last message missing (a window cut short): its slot still holds what was there before.
-    std::vector<unsigned char> short_window = sent;
+    MessageBuffer short_window = sent;
     std::fill(short_window.begin() + 7 * bytes, short_window.end(), 0);
     EXPECT_EQ(first_wrong_stream_message(short_window, bytes, window, 1), 7) << bytes;
   }
   // Empty messages carry nothing to check.
-  std::vector<unsigned char> empty;
+  MessageBuffer empty;
   fill_stream_window(empty, 0, window, 1);
   EXPECT_EQ(first_wrong_stream_message(empty, 0, window, 1), -1);
+}
+
+// Every message buffer starts on a page, whatever its size and whatever was allocated before,
+// so that no two of them lie at different offsets in their pages (page_buffer.hpp says why).
+TEST(MessageBuffers, StartOnAPage) {
+  const std::size_t page = base_page_bytes();
+  std::vector<MessageBuffer> buffers;
+  for (const std::size_t bytes : {1ul, 8ul, 100ul, 4096ul, 4097ul, 1ul << 20, (4ul << 20) + 24}) {
+    buffers.emplace_back(bytes);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(buffers.back().data()) % page, 0u) << bytes;
+  }
+  buffers.clear();  // freed to the heap, which a later allocation may reuse
+  for (const std::size_t bytes : {24ul, 8ul << 20, 3ul << 20}) {
+    MessageBuffer again(bytes, 7);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(again.data()) % page, 0u) << bytes;
+    EXPECT_EQ(again[bytes - 1], 7);
+  }
+  PageAlignedVector<double> sums(3, 1.5);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(sums.data()) % page, 0u);
 }
 
 }  // namespace
