@@ -15,7 +15,8 @@
 # v12: heat's sweep at the stencil kernel, which needs a profile that has it; v13: heat's sweep at
 # that kernel with its own loads and stores beyond the kernel's; v14: the multiply's rows' chain
 # through memory, which needs a profile with the store_load kernel; v15: the 2-D stencil's sweep at
-# the stencil kernel, as heat's since v13).
+# the stencil kernel, as heat's since v13; v16: the transpose's self block at one process only,
+# for the alltoall's timing holds it from two on).
 # The programs run on this machine; PROFILE may be another machine's (a prediction across machines).
 # SONDE_CHECK_RANKS sets the rank counts (default 1,2; e.g. 1,2,4,8,16 on a 16-core node), and
 # SONDE_MPIEXEC the launcher `sonde check` puts before -n <n> (default mpiexec), and
