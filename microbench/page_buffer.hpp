@@ -56,11 +56,11 @@ class PageBuffer {
 // Memory for std::vector that starts on a page: the MPI suite's messages. Where two buffers lie
 // at different offsets in their pages, a copy between them can run several times slower: on a
 // 2-core Zen 3 guest (2026-12-06) an MPI_Alltoall of 4 MiB blocks on 2 ranks took 1.0 to 1.6 ms
-// between buffers at one offset (0, 16 or 3200 B) or 32 and 48 B apart, and 3.6 to 6.5 ms where
-// the receive buffer's offset lay 8 or 16 B past the send buffer's (likely 4K aliasing: a load
-// whose address matches a just-stored one in its low 12 bits waits on it). std::vector's buffers
-// from the heap landed at such offsets by chance, run to run. A program's large buffers (mapped
-// by malloc, or aligned) share one offset; page-aligned ones do too.
+// between buffers at one offset (both 0 or both 16 B), or with the receive buffer's offset 16 B
+// before the send buffer's or 32 to 64 B past it, and 3.6 to 6.5 ms where it lay 8 or 16 B past
+// (likely 4K aliasing: a load whose address matches a just-stored one in its low 12 bits waits on
+// it). std::vector's buffers from the heap landed at such offsets by chance, run to run. A
+// program's large buffers (mapped by malloc, or aligned) share one offset; page-aligned ones too.
 template <class T>
 struct PageAlignedAllocator {
   using value_type = T;
