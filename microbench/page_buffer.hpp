@@ -68,10 +68,11 @@ struct PageAlignedAllocator {
   template <class U>
   PageAlignedAllocator(const PageAlignedAllocator<U>&) noexcept {}
   T* allocate(std::size_t count) {
-    if (count > std::numeric_limits<std::size_t>::max() / sizeof(T) - base_page_bytes()) {
+    const std::size_t page = base_page_bytes();
+    // Room to round up to whole pages without overflowing.
+    if (count > (std::numeric_limits<std::size_t>::max() - page) / sizeof(T)) {
       throw std::bad_array_new_length();
     }
-    const std::size_t page = base_page_bytes();
     const std::size_t bytes =
         std::max<std::size_t>(1, (count * sizeof(T) + page - 1) / page) * page;
     void* memory = std::aligned_alloc(page, bytes);
