@@ -26,6 +26,7 @@ nlohmann::json to_json(const DriftProbe& probe) {
     samples.push_back({{"core", s.core},
                        {"threads", s.threads},
                        {"dram_triad_bytes_per_second", s.dram_triad_bytes_per_second},
+                       {"triad_bytes", s.triad_bytes},
                        {"add_latency_seconds", s.add_latency_seconds},
                        {"l1_read_bytes_per_second", s.l1_read_bytes_per_second},
                        {"l1_bytes", s.l1_bytes}});
@@ -162,6 +163,9 @@ std::vector<DriftProbe> read_drift_log(const std::filesystem::path& path) {
       sample.threads = field<unsigned>(s, "threads", at, path);
       sample.dram_triad_bytes_per_second =
           field<double>(s, "dram_triad_bytes_per_second", at, path);
+      // Logs written before the probe kept its size have none: 0, not known.
+      if (s.contains("triad_bytes"))
+        sample.triad_bytes = field<std::uint64_t>(s, "triad_bytes", at, path);
       sample.add_latency_seconds = field<double>(s, "add_latency_seconds", at, path);
       // Logs written before the probe read L1 have neither: 0, not timed.
       if (s.contains("l1_read_bytes_per_second")) {
@@ -451,6 +455,54 @@ std::vector<std::string> account_for_drift(profile::Profile& profile,
                     p.fastest / p.state_low, p.said));
   }
   return lines;
+}
+
+std::vector<profile::UsualState> usual_states(const std::vector<DriftProbe>& probes) {
+  unsigned most_at_once = 0;
+  for (const DriftProbe& probe : probes) {
+    for (const MachineSample& s : probe.samples) most_at_once = std::max(most_at_once, s.threads);
+  }
+  std::vector<profile::UsualState> states;
+  for (const unsigned threads : {1u, most_at_once}) {
+    if (threads == 0 || (threads == 1 && !states.empty()) || (threads > 1 && most_at_once < 2)) {
+      continue;
+    }
+    // One size, known: a state read at another size may be that size's. Two probes at least, as
+    // account_for_drift asks.
+    std::uint64_t bytes = 0;
+    bool one_size = true;
+    std::size_t probed = 0;
+    for (const DriftProbe& probe : probes) {
+      bool here = false;
+      for (const MachineSample& s : probe.samples) {
+        if (s.threads != threads || !(s.dram_triad_bytes_per_second > 0)) continue;
+        if (bytes != 0 && s.triad_bytes != bytes) one_size = false;
+        bytes = s.triad_bytes;
+        here = true;
+      }
+      probed += here ? 1 : 0;
+    }
+    const std::vector<double> rates = triads(probes, threads);
+    if (probed < 2 || bytes == 0 || !one_size) continue;
+    std::string said;
+    profile::UsualState state;
+    state.threads = threads;
+    state.triad_bytes = bytes;
+    state.dram_triad.value = usual_state(rates, said);
+    state.dram_triad.unit = "B/s";
+    state.dram_triad.origin = profile::Origin::measured;
+    state.dram_triad.interval = profile::Interval{*std::min_element(rates.begin(), rates.end()),
+                                                  *std::max_element(rates.begin(), rates.end()), 1};
+    state.dram_triad.sources = {"drift.json"};
+    state.dram_triad.note = fmt::format(
+        "the run's {} probes over {} read the DRAM triad ({}) at {} .. {} GB/s, {}", probed,
+        format_duration(probes.back().seconds - probes.front().seconds),
+        threads == 1 ? std::string("one core at a time") : fmt::format("{} cores at once", threads),
+        rate_text(state.dram_triad.interval->low), rate_text(state.dram_triad.interval->high),
+        said);
+    states.push_back(std::move(state));
+  }
+  return states;
 }
 
 std::string format_drift(const std::vector<DriftProbe>& probes) {

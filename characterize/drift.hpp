@@ -63,6 +63,14 @@ void append_drift_log(const std::filesystem::path& path, const DriftProbe& probe
 std::vector<std::string> account_for_drift(profile::Profile& profile,
                                            const std::vector<DriftProbe>& probes);
 
+// The run's usual memory state as its probes read it (profile::UsualState), for one core alone
+// and for the most cores probed at once: the usual state of their triads, as account_for_drift
+// takes it (the median; where they fall into two states, the median of the usual side), the
+// interval the slowest and the fastest probe. None for a thread count with fewer than two probes,
+// or whose probes were of more than one size or of none known (a log from before the size was
+// kept).
+std::vector<profile::UsualState> usual_states(const std::vector<DriftProbe>& probes);
+
 // The probes as a short table for the console: each probe's time, the part it followed, the
 // one-core triads, the all-cores triad, the add latency and the in-core reads.
 std::string format_drift(const std::vector<DriftProbe>& probes);

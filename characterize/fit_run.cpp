@@ -79,6 +79,7 @@ std::filesystem::path fit_run(const FitRunOptions& options, std::ostream& log) {
   const std::vector<DriftProbe> probes = read_drift_log(drift_log_path(run_folder));
   for (const std::string& line : account_for_drift(profile, probes))
     log << fmt::format("drift: {}\n", line);
+  profile.usual_state = usual_states(probes);
   if (!probes.empty()) {
     // The probes moved figures too: the digest covers the drift log beside the result files, so
     // that two profiles with one digest were fitted from the same inputs.

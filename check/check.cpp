@@ -446,6 +446,8 @@ std::map<std::pair<std::string, int>, std::vector<MachineSample>> recorded_machi
       s.threads = static_cast<unsigned>(number("threads", false));
       s.when = sample["when"].get<std::string>();
       s.dram_triad_bytes_per_second = number("dram_triad_bytes_per_second", false);
+      // Records written before the probe's size was kept have none: 0, not known.
+      s.triad_bytes = static_cast<std::uint64_t>(number("triad_bytes", true));
       s.add_latency_seconds = number("add_latency_seconds", true);
       s.dram_chase_seconds = number("dram_chase_seconds", true);
       s.chase_bytes = static_cast<std::uint64_t>(number("chase_bytes", true));
@@ -752,7 +754,10 @@ std::string records_csv(const std::vector<Record>& records) {
                                "error_ratio_in_state_now",
                                "state_now_notes",
                                "steal_fraction",
-                               "other_busy_cpus"});
+                               "other_busy_cpus",
+                               "dram_triad_bytes",
+                               "profile_usual_triad_bytes_per_second",
+                               "profile_usual_triad_at_once_bytes_per_second"});
   for (const Record& r : records) {
     text += csv_line(
         {r.spreadsheet,
@@ -798,7 +803,10 @@ std::string records_csv(const std::vector<Record>& records) {
          r.error_ratio_in_state_now ? number_text(*r.error_ratio_in_state_now) : "",
          fmt::format("{}", fmt::join(r.state_now_notes, "; ")),
          r.load ? number_text(r.load->steal_fraction) : "",
-         r.load ? number_text(r.load->other_busy_cpus) : ""});
+         r.load ? number_text(r.load->other_busy_cpus) : "",
+         first_above_text(r, &MachineSample::triad_bytes),
+         r.profile_usual_triad ? number_text(r.profile_usual_triad->value) : "",
+         r.profile_usual_triad_at_once ? number_text(r.profile_usual_triad_at_once->value) : ""});
   }
   return text;
 }
@@ -840,6 +848,7 @@ nlohmann::json records_json(const std::vector<Record>& records, bool complete,
              {"threads", s.threads},
              {"when", s.when},
              {"dram_triad_bytes_per_second", s.dram_triad_bytes_per_second},
+             {"triad_bytes", s.triad_bytes},
              {"add_latency_seconds",
               s.threads > 1 ? nlohmann::json(nullptr) : nlohmann::json(s.add_latency_seconds)},
              {"dram_chase_seconds",
@@ -862,7 +871,12 @@ nlohmann::json records_json(const std::vector<Record>& records, bool complete,
           {"profile_dram_chase_seconds",
            r.profile_dram_chase ? nlohmann::json(r.profile_dram_chase->value) : nullptr},
           {"profile_l1_read_bytes_per_second",
-           r.profile_l1_read ? nlohmann::json(r.profile_l1_read->value) : nullptr}};
+           r.profile_l1_read ? nlohmann::json(r.profile_l1_read->value) : nullptr},
+          {"profile_usual_triad_bytes_per_second",
+           r.profile_usual_triad ? nlohmann::json(r.profile_usual_triad->value) : nullptr},
+          {"profile_usual_triad_at_once_bytes_per_second",
+           r.profile_usual_triad_at_once ? nlohmann::json(r.profile_usual_triad_at_once->value)
+                                         : nullptr}};
     }
     if (r.predicted_in_state_now) {
       j["predicted_in_state_now_seconds"] = finite_or_null(*r.predicted_in_state_now);
@@ -1151,6 +1165,12 @@ void set_against_profile(Record& r, const PlannedPoint& point, const profile::Pr
     if (const profile::Quantity* q = profile_dram_triad(target, at_once->threads)) {
       r.profile_dram_triad_at_once = *q;
     }
+    if (const profile::UsualState* u = usual_state_for(target, at_once->threads, r.machine_now)) {
+      r.profile_usual_triad_at_once = u->dram_triad;
+    }
+  }
+  if (const profile::UsualState* u = usual_state_for(target, 1, r.machine_now)) {
+    r.profile_usual_triad = u->dram_triad;
   }
   for (std::string& note : drift_notes(target, r.machine_now)) r.notes.push_back(note);
   StateNow now = profile_in_state_now(target, r.machine_now);

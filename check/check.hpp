@@ -176,6 +176,10 @@ struct Record {
   std::optional<profile::Quantity> profile_dram_chase;
   // the first cache level's one-thread read, set against the probe's in-core read
   std::optional<profile::Quantity> profile_l1_read;
+  // the profile's probes' usual state with one core and with k at once, where the samples were of
+  // its size (probe.hpp, usual_state_for): what their triads are set against instead
+  std::optional<profile::Quantity> profile_usual_triad;
+  std::optional<profile::Quantity> profile_usual_triad_at_once;
   std::vector<ComponentCheck> components;  // with --components, where the program marked phases
   // P priced again in the memory state the probes saw around the runs (probe.hpp,
   // profile_in_state_now), and its E: what the model gives where the machine's state is known.

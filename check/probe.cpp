@@ -35,7 +35,7 @@ std::string time_text(double seconds) { return fmt::format("{:.3g} ns", seconds 
 template <class Field, class Format>
 std::string off_the_profile(const std::string& what, const profile::Quantity* q,
                             const std::vector<MachineSample>& samples, Field field, Format format,
-                            bool higher_is_faster) {
+                            bool higher_is_faster, const std::string& whose = "the profile's") {
   if (q == nullptr || samples.empty() || !(q->value > 0)) return "";
   double low = field(samples.front()), high = low, sum = 0;
   for (const MachineSample& s : samples) {
@@ -59,8 +59,8 @@ std::string off_the_profile(const std::string& what, const profile::Quantity* q,
   const std::string range = low == high ? format(low) : format(low) + " .. " + format(high);
   const std::string interval =
       q->interval ? fmt::format(" [{} .. {}]", format(q_low), format(q_high)) : std::string();
-  return fmt::format("machine now: {} {}, the profile's {}{}: {:.2f} times as fast on average",
-                     what, range, format(q->value), interval, speed);
+  return fmt::format("machine now: {} {}, {} {}{}: {:.2f} times as fast on average", what, range,
+                     whose, format(q->value), interval, speed);
 }
 
 }  // namespace
@@ -74,6 +74,11 @@ std::uint64_t memory_available() {
 }
 
 std::uint64_t probe_bytes(const profile::Profile& target, std::uint64_t memory_bytes) {
+  for (const profile::UsualState& state : target.usual_state) {
+    if (state.threads == 1 && (memory_bytes == 0 || state.triad_bytes <= memory_bytes / 8)) {
+      return state.triad_bytes;
+    }
+  }
   double largest = 0;
   for (const profile::MemoryLevel& level : target.memory) {
     if (level.detected_capacity) {
@@ -140,6 +145,24 @@ const profile::Quantity* profile_l1_read(const profile::Profile& target) {
   return it == bandwidth.end() ? nullptr : &it->second;
 }
 
+const profile::UsualState* usual_state_for(const profile::Profile& target, unsigned threads,
+                                           const std::vector<MachineSample>& samples) {
+  const auto state =
+      std::find_if(target.usual_state.begin(), target.usual_state.end(),
+                   [&](const profile::UsualState& u) { return u.threads == threads; });
+  if (state == target.usual_state.end() || !(state->dram_triad.value > 0)) return nullptr;
+  bool any = false;
+  for (const MachineSample& s : samples) {
+    if (s.threads != threads) continue;
+    any = true;
+    // Within 1%: cores at once split the size among them, each in whole elements.
+    const double size = static_cast<double>(s.triad_bytes);
+    const double wanted = static_cast<double>(state->triad_bytes);
+    if (!(std::abs(size - wanted) <= 0.01 * wanted)) return nullptr;
+  }
+  return any ? &*state : nullptr;
+}
+
 std::vector<std::string> drift_notes(const profile::Profile& target,
                                      const std::vector<MachineSample>& samples) {
   std::vector<std::string> notes;
@@ -147,13 +170,21 @@ std::vector<std::string> drift_notes(const profile::Profile& target,
   std::map<unsigned, std::vector<MachineSample>> at_once;  // by how many cores at once
   for (const MachineSample& s : samples) (s.threads > 1 ? at_once[s.threads] : alone).push_back(s);
   const auto triad = [](const MachineSample& s) { return s.dram_triad_bytes_per_second; };
-  const std::string dram = off_the_profile("DRAM triad (1 thread)", profile_dram_triad(target),
-                                           alone, triad, rate_text, true);
+  // Against the profile's probes where they were of the samples' size, else its triad.
+  const auto triad_note = [&](const std::string& what, unsigned threads,
+                              const std::vector<MachineSample>& group) {
+    if (const profile::UsualState* usual = usual_state_for(target, threads, group)) {
+      return off_the_profile(what, &usual->dram_triad, group, triad, rate_text, true,
+                             "the profile's probes' usual");
+    }
+    return off_the_profile(what, profile_dram_triad(target, threads), group, triad, rate_text,
+                           true);
+  };
+  const std::string dram = triad_note("DRAM triad (1 thread)", 1, alone);
   if (!dram.empty()) notes.push_back(dram);
   for (const auto& [threads, group] : at_once) {
     const std::string node =
-        off_the_profile(fmt::format("DRAM triad ({} threads at once)", threads),
-                        profile_dram_triad(target, threads), group, triad, rate_text, true);
+        triad_note(fmt::format("DRAM triad ({} threads at once)", threads), threads, group);
     if (!node.empty()) notes.push_back(node);
   }
   const std::string add = off_the_profile(
@@ -330,7 +361,11 @@ StateNow profile_in_state_now(const profile::Profile& target,
       continue;
     }
     const double triad_now = means.all;
-    const double ratio = triad_now / profiled->value;
+    // The state now over the one the profile's figures stand in: the probes' own reading of that
+    // state where the profile has it at this size, like against like; else its triad's figure.
+    const profile::UsualState* usual = usual_state_for(target, threads, samples);
+    const double reference = usual ? usual->dram_triad.value : profiled->value;
+    const double ratio = triad_now / reference;
     // Each kernel as far as the node's memory bounds it (profile::move_between_states), against
     // the one-thread figures as this loop left them (one thread comes first).
     const auto move = [&](const std::string& kernel, double value) {
@@ -362,9 +397,9 @@ StateNow profile_in_state_now(const profile::Profile& target,
     }
     now.scaled = true;
     now.notes.push_back(fmt::format(
-        "state now: DRAM bandwidths with {} x {:.2f} (triad {} around the runs, the profile's "
-        "{}){}",
-        what, ratio, rate_text(triad_now), rate_text(profiled->value),
+        "state now: DRAM bandwidths with {} x {:.2f} (triad {} around the runs, {} {}){}", what,
+        ratio, rate_text(triad_now), usual ? "the profile's probes' usual state" : "the profile's",
+        rate_text(reference),
         bounded.empty() ? std::string() : fmt::format("; {}", fmt::join(bounded, "; "))));
   }
   scale_latencies_to_state_now(target, samples, now);

@@ -32,9 +32,12 @@ using microbench::ProbeSizes;
 // How the probe is taken: probe_machine, or a stand-in in tests.
 using Probe = std::function<std::vector<MachineSample>(const ProbeSizes& sizes)>;
 
-// The triad's size (its three arrays together) for a profile: microbench::dram_probe_bytes of the
-// largest capacity its cache levels showed (the capacity the latency curve detected, or as
-// reported where none was detected) and `memory_bytes` (memory_available()).
+// The triad's size (its three arrays together) for a profile: that of its probes' usual state with
+// one core (profile::UsualState), where it has one within an eighth of `memory_bytes` (or that is
+// 0, unknown), so that the probes now and the profile's read alike; else
+// microbench::dram_probe_bytes of the largest capacity its cache levels showed (the capacity the
+// latency curve detected, or as reported where none was detected) and `memory_bytes`
+// (memory_available()).
 std::uint64_t probe_bytes(const profile::Profile& target, std::uint64_t memory_bytes);
 
 // The random chase's size for a profile: the largest working set its one-thread random chase
@@ -64,12 +67,20 @@ const profile::Quantity* profile_add_latency(const profile::Profile& target);
 // Its first cache level's one-thread read bandwidth (read/1); null where it has none.
 const profile::Quantity* profile_l1_read(const profile::Profile& target);
 
+// The profile's probes' usual state with `threads` (profile::UsualState) where every sample of that
+// thread count was taken at its size (within 1%), and there is one; else null: the samples are set
+// against the profile's triad/<threads> instead, a figure of another measurement and size.
+const profile::UsualState* usual_state_for(const profile::Profile& target, unsigned threads,
+                                           const std::vector<MachineSample>& samples);
+
 // A note for each of the two with a sample 5% or more faster or slower than the profile's value,
 // inside its interval or not (one widened to the drift of its characterization holds the machine's
 // other states, which still explain an E): "machine
 // now: DRAM triad (1 thread) 39.0 GB/s .. 41.0 GB/s, the profile's 27.1 GB/s [25.4 GB/s .. 31.6
 // GB/s]: 1.48 times as fast on average". The samples of k cores at once are set against the
-// profile's triad/k the same way ("DRAM triad (2 threads at once)"); the add latency against the
+// profile's triad/k the same way ("DRAM triad (2 threads at once)"). A triad is set against the
+// profile's probes' usual state instead where usual_state_for has one ("the profile's probes'
+// usual 21.3 GB/s [19.4 GB/s .. 23.6 GB/s]"); the add latency against the
 // one-core samples, and so is the random chase against the profile's at its size ("random chase
 // over 64 MiB"), and the in-core read against the first level's read/1 ("L1d read (1 thread)").
 // None where the profile lacks it, no sample was taken, or a sample is no positive
@@ -84,11 +95,12 @@ std::vector<std::string> drift_notes(const profile::Profile& target,
 // k threads, where its samples before and after the runs agree (within 15%), moves every DRAM
 // bandwidth the profile holds for k threads (the last level's "kernel/k" and the DRAM sweep's
 // points with k threads, values and intervals) as characterize's drift moves a part's figures to
-// the run's usual state: by now over the profile's triad/k, each kernel only as far as the node's
-// memory bounds it (profile::move_between_states). Thread counts the probe did not run, and those
-// whose state moved during the runs, stay as profiled. Only DRAM bandwidth moves: it is what
-// differed between the states; the clock and the memory latency did not (the probe's add chain
-// and chase, within 5% on those guests), and the caches are not probed.
+// the run's usual state: by now over the profile's probes' usual state with k threads at the
+// probe's size (usual_state_for), or where it has none by now over its triad/k, each kernel only
+// as far as the node's memory bounds it (profile::move_between_states). Thread counts the probe did
+// not run, and those whose state moved during the runs, stay as profiled. Only DRAM bandwidth
+// moves: it is what differed between the states; the clock and the memory latency did not (the
+// probe's add chain and chase, within 5% on those guests), and the caches are not probed.
 struct StateNow {
   profile::Profile profile;        // the target, its DRAM bandwidths scaled
   std::vector<std::string> notes;  // each thread count: scaled by how much, or why not

@@ -35,6 +35,9 @@ struct MachineSample {
   // cannot see shares the core's L1.
   double l1_read_bytes_per_second = 0;
   std::uint64_t l1_bytes = 0;
+  // The triad's three arrays together, all threads' (0: not known, a log from before it was kept).
+  // Probes of one size read alike: set against another size's, a state may be its size.
+  std::uint64_t triad_bytes = 0;
 };
 
 // Two triads this many times apart or less saw the machine's memory in one state. The memory

@@ -174,6 +174,22 @@ struct DramBandwidthPoint {
   bool operator==(const DramBandwidthPoint&) const = default;
 };
 
+// What `sonde characterize`'s probes of the machine (microbench/machine_probe.hpp) read in the
+// run's usual memory state: the DRAM triad on one core alone (threads 1) or on `threads` cores at
+// once, over arrays of `triad_bytes` together. The last level's bandwidths stand in that state
+// (characterize's drift moves a figure measured in another state there), so `sonde check` probes at
+// this size and sets its probes against these, like against like. Against the suite's triad
+// instead, the check's probes on a Zen 3 guest read 0.77 to 0.96 of it (five checks' medians), in
+// part because the probe is another measurement, of another size: the state it reported was in
+// part the method's. Measured (the median of the usual state's probes); interval: the slowest and
+// the fastest probe of the run.
+struct UsualState {
+  std::uint64_t threads = 1;
+  std::uint64_t triad_bytes = 0;  // all threads' arrays together
+  Quantity dram_triad;            // B/s, all threads together, STREAM's count
+  bool operator==(const UsualState&) const = default;
+};
+
 // One point of the streaming sweep where the working set outgrows a cache: sizes above `level`'s
 // plateau window (from_bytes, the window's top for `threads` threads) and below the `next` cache's
 // (to_bytes, that window's bottom), where the rate falls from one plateau to the other. A working
@@ -418,6 +434,7 @@ struct Profile {
   std::vector<RandomChasePoint> random_chase;      // by threads, then working set
   std::vector<DramBandwidthPoint> dram_bandwidth;  // by kernel, threads, then working set
   std::vector<CacheEdgePoint> cache_edges;         // by level, kernel, threads, then working set
+  std::vector<UsualState> usual_state;             // by threads
   std::optional<Contention> contention;
   Overheads overheads;
   std::optional<PointToPoint> point_to_point;

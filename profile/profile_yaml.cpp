@@ -497,6 +497,29 @@ std::vector<CacheEdgePoint> read_cache_edges(const Reader& r, const YAML::Node& 
   return points;
 }
 
+std::vector<UsualState> read_usual_state(const Reader& r, const YAML::Node& node) {
+  if (!node.IsSequence()) r.fail(node, "usual_state", "expected a list of probed states");
+  std::vector<UsualState> states;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const std::string path = fmt::format("usual_state[{}]", i);
+    const std::vector<std::string> keys = {"threads", "triad_bytes", "dram_triad"};
+    r.map(node[i], path, keys, keys);
+    UsualState state;
+    state.threads = positive_count(r, node[i], path, "threads");
+    state.triad_bytes = positive_count(r, node[i], path, "triad_bytes");
+    state.dram_triad = positive_quantity(r, node[i], path, "dram_triad", "B/s", "a rate");
+    for (std::size_t j = 0; j < i; ++j) {
+      if (states[j].threads == state.threads) {
+        r.fail(node[i]["threads"], path + ".threads",
+               fmt::format("{} threads again (usual_state[{}]); expected one state a thread count",
+                           state.threads, j));
+      }
+    }
+    states.push_back(state);
+  }
+  return states;
+}
+
 BspParameters read_bsp(const Reader& r, const YAML::Node& node, const std::string& path) {
   r.map(node, path, {"g1_min", "g1_max", "g2_min", "g2_max"},
         {"g1_min", "g1_max", "g2_min", "g2_max"});
@@ -887,8 +910,8 @@ Profile parse_profile(const std::string& text, const std::string& where) {
   if (!root.IsDefined() || root.IsNull()) r.fail(root, "", "empty file; expected a sonde profile");
   r.map(root, "",
         {"schema", "version", "machine", "provenance", "compute", "memory", "column_walk",
-         "line_gather", "random_chase", "dram_bandwidth", "cache_edges", "contention", "overheads",
-         "point_to_point", "collectives", "not_fitted"},
+         "line_gather", "random_chase", "dram_bandwidth", "cache_edges", "usual_state",
+         "contention", "overheads", "point_to_point", "collectives", "not_fitted"},
         {"schema", "version", "machine", "provenance"});
   const std::string schema = r.text(root["schema"], "schema");
   if (schema != kSchemaName) {
@@ -910,6 +933,7 @@ Profile parse_profile(const std::string& text, const std::string& where) {
   if (root["random_chase"]) p.random_chase = read_random_chase(r, root["random_chase"]);
   if (root["dram_bandwidth"]) p.dram_bandwidth = read_dram_bandwidth(r, root["dram_bandwidth"]);
   if (root["cache_edges"]) p.cache_edges = read_cache_edges(r, root["cache_edges"]);
+  if (root["usual_state"]) p.usual_state = read_usual_state(r, root["usual_state"]);
   if (root["contention"]) p.contention = read_contention(r, root["contention"]);
   if (root["overheads"]) p.overheads = read_overheads(r, root["overheads"]);
   if (root["point_to_point"]) p.point_to_point = read_point_to_point(r, root["point_to_point"]);
@@ -1089,6 +1113,17 @@ std::string to_yaml(const Profile& p) {
           << YAML::Value << point.to_bytes << YAML::Key << "working_set_bytes" << YAML::Value
           << point.working_set_bytes << YAML::Key << "bytes_per_second" << YAML::Value;
       emit_quantity(out, point.bytes_per_second);
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
+  if (!p.usual_state.empty()) {
+    out << YAML::Key << "usual_state" << YAML::Value << YAML::BeginSeq;
+    for (const UsualState& state : p.usual_state) {
+      out << YAML::BeginMap << YAML::Key << "threads" << YAML::Value << state.threads << YAML::Key
+          << "triad_bytes" << YAML::Value << state.triad_bytes << YAML::Key << "dram_triad"
+          << YAML::Value;
+      emit_quantity(out, state.dram_triad);
       out << YAML::EndMap;
     }
     out << YAML::EndSeq;

@@ -193,6 +193,18 @@ std::string format_profile(const Profile& p) {
     }
   }
 
+  if (!p.usual_state.empty()) {
+    out +=
+        "\nThe run's usual memory state, as its probes read it (DRAM triad, all threads "
+        "together)\n";
+    for (const UsualState& state : p.usual_state) {
+      line(out,
+           fmt::format("{} {}, {}", state.threads, state.threads == 1 ? "core" : "cores at once",
+                       format_bytes(static_cast<double>(state.triad_bytes))),
+           state.dram_triad);
+    }
+  }
+
   if (p.contention) {
     const Contention& k = *p.contention;
     out += "\nContention (Amato et al. (1999), section 4; per access)\n";

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <unistd.h>
+
 #include "core/error.hpp"
 
 namespace sonde::characterize {
@@ -458,6 +460,62 @@ TEST(Drift, WidensTheFirstLevelsBandwidthsToTheInCoreReadsSpread) {
   account_for_drift(two, probes);
   EXPECT_EQ(two.memory.front().bandwidth.at("triad/2"),
             two_level_profile().memory.front().bandwidth.at("triad/2"));
+}
+
+// The probes with their size, as characterize now logs it: 192 MiB for one core, and the same
+// split between both cores at once.
+std::vector<DriftProbe> sized(std::vector<DriftProbe> probes, std::uint64_t bytes) {
+  for (DriftProbe& p : probes) {
+    for (MachineSample& s : p.samples) s.triad_bytes = bytes;
+  }
+  return probes;
+}
+
+// One core read 40, 44, 42 and 46 GB/s over the run (median 43), both cores 80, 82, 47 and 83:
+// two states, 3 probes in the faster one (median 82). That is the state the profile's figures
+// stand in, and what sonde check sets its probes against.
+TEST(Drift, TheUsualStateAsTheProbesReadItWithTheirSize) {
+  constexpr std::uint64_t bytes = 192u << 20;
+  const std::vector<DriftProbe> probes =
+      sized({probe(1000, "", "memory-bandwidth-t1", 40, 44, 80),
+             probe(1060, "memory-bandwidth-t1", "memory-bandwidth-t2", 42, 46, 82),
+             probe(1120, "memory-bandwidth-t2", "mpi-stream", 44, 42, 47),
+             probe(1180, "mpi-stream", "", 46, 40, 83)},
+            bytes);
+  const std::vector<profile::UsualState> states = usual_states(probes);
+  ASSERT_EQ(states.size(), 2u);
+  EXPECT_EQ(states[0].threads, 1u);
+  EXPECT_EQ(states[0].triad_bytes, bytes);
+  EXPECT_DOUBLE_EQ(states[0].dram_triad.value, 43 * GB);
+  EXPECT_EQ(states[0].dram_triad.unit, "B/s");
+  EXPECT_EQ(states[0].dram_triad.origin, profile::Origin::measured);
+  ASSERT_TRUE(states[0].dram_triad.interval);
+  EXPECT_DOUBLE_EQ(states[0].dram_triad.interval->low, 40 * GB);
+  EXPECT_DOUBLE_EQ(states[0].dram_triad.interval->high, 46 * GB);
+  EXPECT_EQ(states[0].dram_triad.note,
+            "the run's 4 probes over 3m00s read the DRAM triad (one core at a time) at 40.0 .. "
+            "46.0 GB/s, median 43.0");
+  EXPECT_EQ(states[1].threads, 2u);
+  EXPECT_DOUBLE_EQ(states[1].dram_triad.value, 82 * GB);
+  EXPECT_NE(states[1].dram_triad.note.find("2 cores at once) at 47.0 .. 83.0 GB/s, usual 82.0: the "
+                                           "probes fall into two states"),
+            std::string::npos)
+      << states[1].dram_triad.note;
+
+  // A log from before the size was kept, one probe, or probes of two sizes: no state to set a
+  // probe of a known size against.
+  std::vector<DriftProbe> mixed = probes;
+  for (MachineSample& s : mixed[1].samples) s.triad_bytes = 256u << 20;
+  EXPECT_TRUE(usual_states(sized(probes, 0)).empty());
+  EXPECT_TRUE(usual_states({probes[0]}).empty());
+  EXPECT_TRUE(usual_states(mixed).empty());
+  // Through the log and back, the size with it; an older log's samples read as size unknown.
+  const std::filesystem::path folder =
+      std::filesystem::temp_directory_path() / fmt::format("sonde-drift-sized-{}", ::getpid());
+  std::filesystem::create_directories(folder);
+  append_drift_log(drift_log_path(folder), probes[0]);
+  EXPECT_EQ(read_drift_log(drift_log_path(folder))[0].samples[2].triad_bytes, bytes);
+  std::filesystem::remove_all(folder);
 }
 
 // The size characterize asks the probe for (microbench::dram_probe_bytes, as sonde check's).

@@ -415,6 +415,7 @@ TEST(CheckProbe, TheRealProbeGivesARateAndALatency) {
   EXPECT_TRUE(std::isfinite(s.add_latency_seconds));
   EXPECT_GT(s.add_latency_seconds, 0);
   EXPECT_EQ(s.chase_bytes, 1u << 20);
+  EXPECT_EQ(s.triad_bytes, 24u * ((1u << 20) / 24));  // whole elements of 24 B
   EXPECT_TRUE(std::isfinite(s.dram_chase_seconds));
   EXPECT_GT(s.dram_chase_seconds, 0);
   // With two cores or more, the last sample is all of them at once.
@@ -446,6 +447,7 @@ TEST(CheckProbe, TheRealProbeGivesARateAndALatency) {
   // The cores at once on their own, here on the first core twice.
   const MachineSample twice = probe_cores_at_once({0, 0}, 1u << 20);
   EXPECT_EQ(twice.threads, 2u);
+  EXPECT_EQ(twice.triad_bytes, 2 * 24u * ((1u << 20) / 24 / 2));
   EXPECT_TRUE(std::isfinite(twice.dram_triad_bytes_per_second));
   EXPECT_GT(twice.dram_triad_bytes_per_second, 0);
 }
@@ -648,6 +650,72 @@ TEST(CheckProbe, TheProfileInTheStateTheProbesSaw) {
   EXPECT_FALSE(profile_in_state_now(p, {sample(0, 0)}).scaled);
   EXPECT_FALSE(profile_in_state_now(p, {}).scaled);
   EXPECT_FALSE(profile_in_state_now(profile::Profile{}, fast).scaled);
+}
+
+// Probes of the size the profile's own probes were taken at are set against those probes' usual
+// state, like against like: one core at 18 GB/s where the profile's probes usually read 24 (its
+// triad/1 says 30) is x 0.75, not x 0.60. Two cores at once at 40 GB/s where its probes read 32:
+// x 1.25 (its triad/2, 40, would say x 1.00). A probe of another size, or of none known (a record
+// from before the size was kept), is set against the triad as before.
+TEST(CheckProbe, ProbesOfTheProfilesSizeAreSetAgainstItsProbesUsualState) {
+  constexpr std::uint64_t bytes = 192u << 20;
+  profile::Profile p = probed_profile();  // triad/1 30 GB/s [28 .. 32], triad/2 40 GB/s
+  p.usual_state = {{1, bytes, quantity(24e9, "B/s")}, {2, bytes, quantity(32e9, "B/s")}};
+  MachineSample one = when(sample(18e9, 0.5e-9), "before");
+  one.triad_bytes = bytes;
+  MachineSample both = when(at_once(40e9, 2), "before");
+  both.triad_bytes = bytes - 24;  // the cores at once split it in whole elements: within 1%
+  const StateNow now = profile_in_state_now(p, {one, both});
+  ASSERT_TRUE(now.scaled);
+  const auto& scaled = now.profile.memory.back().bandwidth;
+  EXPECT_DOUBLE_EQ(scaled.at("triad/1").value, 30e9 * 0.75);
+  EXPECT_DOUBLE_EQ(scaled.at("triad/2").value, 40e9 * 1.25);
+  ASSERT_EQ(now.notes.size(), 2u);
+  EXPECT_EQ(now.notes[0],
+            "state now: DRAM bandwidths with 1 thread x 0.75 (triad 18.0 GB/s around the runs, the "
+            "profile's probes' usual state 24.0 GB/s)");
+  const std::vector<std::string> notes = drift_notes(p, {one, both});
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[0],
+            "machine now: DRAM triad (1 thread) 18.0 GB/s, the profile's probes' usual 24.0 GB/s: "
+            "0.75 times as fast on average");
+  EXPECT_EQ(notes[1],
+            "machine now: DRAM triad (2 threads at once) 40.0 GB/s, the profile's probes' usual "
+            "32.0 GB/s: 1.25 times as fast on average");
+  EXPECT_EQ(usual_state_for(p, 1, {one}), &p.usual_state[0]);
+
+  for (const std::uint64_t other : {std::uint64_t{256u << 20}, std::uint64_t{0}}) {
+    MachineSample elsewhere = one;
+    elsewhere.triad_bytes = other;
+    EXPECT_EQ(usual_state_for(p, 1, {elsewhere}), nullptr);
+    const StateNow against_triad = profile_in_state_now(p, {elsewhere});
+    EXPECT_DOUBLE_EQ(against_triad.profile.memory.back().bandwidth.at("triad/1").value, 18e9);
+    EXPECT_EQ(against_triad.notes[0],
+              "state now: DRAM bandwidths with 1 thread x 0.60 (triad 18.0 GB/s around the runs, "
+              "the profile's 30.0 GB/s)");
+  }
+  // The probe is taken at the profile's probes' size, where it fits an eighth of the memory (or
+  // the memory is not known); else sized as before: 8 x the 32 MiB L3 seen, within 1/8 of 1 GiB.
+  EXPECT_EQ(probe_bytes(p, 64ull << 30), bytes);
+  EXPECT_EQ(probe_bytes(p, 0), bytes);
+  EXPECT_EQ(probe_bytes(p, 1ull << 30), 128u << 20);
+
+  // The size goes into the record and comes back with the recorded probes.
+  const fs::path folder = scratch("usual-state");
+  Record r;
+  r.setting = "";
+  r.n = 1;
+  r.machine_now = {one, both};
+  r.profile_usual_triad = p.usual_state[0].dram_triad;
+  const fs::path file = folder / "record.json";
+  write_file_atomically(file, records_json({r}, true).dump(2));
+  const auto recorded = recorded_machine_now(file.string());
+  ASSERT_EQ(recorded.at({"", 1}).size(), 2u);
+  EXPECT_EQ(recorded.at({"", 1})[0].triad_bytes, bytes);
+  EXPECT_EQ(recorded.at({"", 1})[1].triad_bytes, bytes - 24);
+  const nlohmann::json j = nlohmann::json::parse(read_file(file));
+  EXPECT_DOUBLE_EQ(
+      j["records"][0]["machine_now"]["profile_usual_triad_bytes_per_second"].get<double>(), 24e9);
 }
 
 // One core's chase of `bytes` taking `seconds` a load (and the triad and add chain as profiled).

@@ -76,6 +76,7 @@ Profile full_profile() {
     p.dram_bandwidth.push_back({"triad", threads, bytes, q(rate, "B/s")});
   }
   p.cache_edges.push_back({"L1d", "DRAM", "copy", 1, 24576, 98304, 49152, q(3.1e11, "B/s")});
+  p.usual_state = {{1, 201326592, q(2.1e10, "B/s")}, {2, 201326592, q(2.9e10, "B/s")}};
   Contention c;
   c.counts = "derived";
   c.banks = 2;
@@ -610,6 +611,25 @@ TEST_F(Malformed, CacheEdges) {
   expect_rejected(replaced(good, "value: 310000000000", "value: 0"),
                   "cache_edges[0].bytes_per_second: expected a rate > 0");
   expect_rejected(replaced(good, "    next: DRAM\n", ""), "cache_edges[0]");
+}
+
+TEST_F(Malformed, UsualState) {
+  ASSERT_NE(good.find("usual_state:\n  - threads: 1\n    triad_bytes: 201326592\n"),
+            std::string::npos)
+      << good;
+  expect_rejected(
+      replaced(good, "usual_state:\n  - threads: 1\n", "usual_state:\n  - threads: 2\n"),
+      "usual_state[1].threads: 2 threads again (usual_state[0]); expected one state a "
+      "thread count");
+  expect_rejected(replaced(good, "usual_state:\n  - threads: 1\n    triad_bytes: 201326592\n",
+                           "usual_state:\n  - threads: 1\n"),
+                  "usual_state[0]");
+  expect_rejected(replaced(good, "usual_state:\n  - threads: 1\n    triad_bytes: 201326592\n",
+                           "usual_state:\n  - threads: 1\n    triad_bytes: 0\n"),
+                  "usual_state[0].triad_bytes: expected 1 or more");
+  ASSERT_NE(good.find("value: 21000000000"), std::string::npos) << good;
+  expect_rejected(replaced(good, "value: 21000000000", "value: 0"),
+                  "usual_state[0].dram_triad: expected a rate > 0");
 }
 
 // The edges of one kernel and thread count: one per level, and apart from each other.
