@@ -937,6 +937,9 @@ Predictor::Cost Predictor::component_cost(std::size_t i, double n,
   } else {
     cost.bound = memory_bound_wins ? memory_bound : compute_bound;
   }
+  // A row whose counts all come to 0 here (the transpose's self block from two processes on,
+  // where the alltoall's own price holds it) is bound by nothing: say so, not "".
+  if (!(cost.seconds > 0) && !(cost.range.high > 0)) cost.bound = "no work at this n";
   return cost;
 }
 

@@ -225,7 +225,10 @@ TEST(CheckCommand, PredictsRunsAndCompares) {
   const std::string csv = read_file(o.csv);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
   EXPECT_NE(csv.find("n,compared,predicted_seconds"), std::string::npos);
-  EXPECT_NE(csv.find("state_now_notes,steal_fraction,other_busy_cpus\n"), std::string::npos);
+  EXPECT_NE(
+      csv.find("state_now_notes,steal_fraction,other_busy_cpus,dram_triad_bytes,profile_usual_"
+               "triad_bytes_per_second,profile_usual_triad_at_once_bytes_per_second\n"),
+      std::string::npos);
   EXPECT_NE(csv.find("echo --N 4000 --K=7 --ranks 2 --repetitions 3"), std::string::npos);
 
   const std::string table = out.str();

@@ -146,6 +146,20 @@ TEST(CostModel, ATriadInMemoryIsBoundByMemoryBandwidth) {
   EXPECT_EQ(p.costs[0].bound, "DRAM bandwidth (triad, 1 sharing)");
 }
 
+// A row that does nothing at a process count (its counts times (n<2), as the transpose's self
+// block) costs 0 and says so, where the other rows' bounds stand beside it.
+TEST(CostModel, ARowWithNoWorkAtThisNIsBoundByNothing) {
+  const std::string csv =
+      "kind,name,value,work [flop],traffic [B],access,working set [B],dop\n"
+      "parameter,N,1e6,,,,,\n"
+      "component,self,,0,24*N*(n<2),triad,24*N,1\n";
+  const Predictor model = predictor(csv);
+  EXPECT_NEAR(model.at(1, Scheme::full_overhead).costs[0].seconds, 2.4e7 / 20e9, 1e-9);
+  const Point two = model.at(2, Scheme::full_overhead);
+  EXPECT_EQ(two.costs[0].seconds, 0);
+  EXPECT_EQ(two.costs[0].bound, "no work at this n");
+}
+
 TEST(CostModel, AnUpdateInPlaceIsCostedAtTheUpdateKernelsBandwidth) {
   // y += a x over N = 10^6 doubles, 10 sweeps: 24 MB in DRAM, 2.4e8 B as STREAM counts them. At
   // the update kernel's 25 GB/s: 9.6 ms, where the triad's 20 GB/s (which pays a write-allocate
