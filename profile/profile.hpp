@@ -179,7 +179,7 @@ struct DramBandwidthPoint {
 // once, over arrays of `triad_bytes` together. The last level's bandwidths stand in that state
 // (characterize's drift moves a figure measured in another state there), so `sonde check` probes at
 // this size and sets its probes against these, like against like. Against the suite's triad
-// instead, the check's probes on a Zen 3 guest read 0.77 to 0.96 of it (five checks' medians), in
+// instead, the check's probes on a Zen 3 guest read 0.75 to 0.96 of it (five checks' medians), in
 // part because the probe is another measurement, of another size: the state it reported was in
 // part the method's. Measured (the median of the usual state's probes); interval: the slowest and
 // the fastest probe of the run.
