@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 #include <type_traits>
 
 #include "characterize/run_plan.hpp"
@@ -462,28 +463,26 @@ std::vector<profile::UsualState> usual_states(const std::vector<DriftProbe>& pro
   for (const DriftProbe& probe : probes) {
     for (const MachineSample& s : probe.samples) most_at_once = std::max(most_at_once, s.threads);
   }
+  std::vector<unsigned> thread_counts{1};
+  if (most_at_once > 1) thread_counts.push_back(most_at_once);
   std::vector<profile::UsualState> states;
-  for (const unsigned threads : {1u, most_at_once}) {
-    if (threads == 0 || (threads == 1 && !states.empty()) || (threads > 1 && most_at_once < 2)) {
-      continue;
-    }
-    // One size, known: a state read at another size may be that size's. Two probes at least, as
-    // account_for_drift asks.
-    std::uint64_t bytes = 0;
-    bool one_size = true;
+  for (const unsigned threads : thread_counts) {
+    // One size, known: a state read at another size may be that size's (0: a sample from before
+    // the size was kept). Two probes at least, as account_for_drift asks.
+    std::set<std::uint64_t> sizes;
     std::size_t probed = 0;
     for (const DriftProbe& probe : probes) {
       bool here = false;
       for (const MachineSample& s : probe.samples) {
         if (s.threads != threads || !(s.dram_triad_bytes_per_second > 0)) continue;
-        if (bytes != 0 && s.triad_bytes != bytes) one_size = false;
-        bytes = s.triad_bytes;
+        sizes.insert(s.triad_bytes);
         here = true;
       }
       probed += here ? 1 : 0;
     }
+    if (probed < 2 || sizes.size() != 1 || *sizes.begin() == 0) continue;
+    const std::uint64_t bytes = *sizes.begin();
     const std::vector<double> rates = triads(probes, threads);
-    if (probed < 2 || bytes == 0 || !one_size) continue;
     std::string said;
     profile::UsualState state;
     state.threads = threads;

@@ -509,6 +509,10 @@ TEST(Drift, TheUsualStateAsTheProbesReadItWithTheirSize) {
   EXPECT_TRUE(usual_states(sized(probes, 0)).empty());
   EXPECT_TRUE(usual_states({probes[0]}).empty());
   EXPECT_TRUE(usual_states(mixed).empty());
+  // Nor a log resumed across the change: the first probe of no known size, the others of one.
+  std::vector<DriftProbe> resumed = probes;
+  for (MachineSample& s : resumed[0].samples) s.triad_bytes = 0;
+  EXPECT_TRUE(usual_states(resumed).empty());
   // Through the log and back, the size with it; an older log's samples read as size unknown.
   const std::filesystem::path folder =
       std::filesystem::temp_directory_path() / fmt::format("sonde-drift-sized-{}", ::getpid());
